@@ -1,0 +1,105 @@
+// ember's f32 GEMM against Eigen's product and the reference triple loop, on
+// row-major square matrices and the 128x784 * 784x512 product of an MLP's
+// first layer, at 1 and 2 threads. Reports GFLOP/s (2*m*n*k flops per call).
+//
+// Build (-fopenmp lets Eigen use 2 threads; -isystem keeps Eigen's own
+// warnings out of -Werror) and run, interleaving the repetitions so ember and
+// Eigen see the same machine noise:
+//   g++ -std=c++20 -O3 -march=native -fopenmp -Wall -Wextra -Werror -Iinclude -I. -isystem /usr/include/eigen3
+//       bench/bench_gemm.cpp kernels/cpu/gemm*.cpp core/thread_pool.cpp core/error.cpp
+//       -lbenchmark -lbenchmark_main -pthread -o /tmp/bench_gemm
+//   /tmp/bench_gemm --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true
+//       --benchmark_report_aggregates_only=true --benchmark_min_time=0.1
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "ember/parallel.h"
+#include "kernels/cpu/gemm.h"
+
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Row-major inputs A (m, k), B (k, n) and output C (m, n), filled outside the timed loop.
+struct GemmInputs {
+  int64_t m, n, k;
+  std::vector<float> a, b, c;
+
+  explicit GemmInputs(const benchmark::State& state)
+      : m(state.range(0)), n(state.range(1)), k(state.range(2)), a(m * k), b(k * n), c(m * n) {
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+  }
+};
+
+void report_flops(benchmark::State& state, const GemmInputs& in) {
+  const double flops = 2.0 * static_cast<double>(in.m) * in.n * in.k;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+void BM_EmberGemmF32(benchmark::State& state) {
+  GemmInputs in(state);
+  ember::set_num_threads(static_cast<int>(state.range(3)));
+  for (auto _ : state) {
+    ember::cpu::gemm_f32(in.m, in.n, in.k, 1.f, in.a.data(), in.k, 1, in.b.data(), in.n, 1, 0.f, in.c.data(), in.n,
+                         1);
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  report_flops(state, in);
+}
+
+void BM_EigenGemmF32(benchmark::State& state) {
+  GemmInputs in(state);
+  Eigen::setNbThreads(static_cast<int>(state.range(3)));
+  Eigen::Map<const RowMajor> a(in.a.data(), in.m, in.k), b(in.b.data(), in.k, in.n);
+  Eigen::Map<RowMajor> c(in.c.data(), in.m, in.n);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  report_flops(state, in);
+  state.SetLabel("Eigen threads: " + std::to_string(Eigen::nbThreads()));
+}
+
+void BM_ReferenceGemmF32(benchmark::State& state) {
+  GemmInputs in(state);
+  for (auto _ : state) {
+    ember::cpu::gemm_reference_f32(in.m, in.n, in.k, 1.f, in.a.data(), in.k, 1, in.b.data(), in.n, 1, 0.f,
+                                   in.c.data(), in.n, 1);
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  report_flops(state, in);
+}
+
+// Arguments: m, n, k, threads.
+void fast_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"m", "n", "k", "threads"});
+  for (int64_t threads : {1, 2}) {
+    for (int64_t size : {256, 512, 1024, 2048}) b->Args({size, size, size, threads});
+    b->Args({128, 512, 784, threads});
+  }
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+void reference_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"m", "n", "k", "threads"});
+  b->Args({256, 256, 256, 1});
+  b->Args({128, 512, 784, 1});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+BENCHMARK(BM_EmberGemmF32)->Apply(fast_shapes);
+BENCHMARK(BM_EigenGemmF32)->Apply(fast_shapes);
+BENCHMARK(BM_ReferenceGemmF32)->Apply(reference_shapes);
+
+}  // namespace

@@ -1,0 +1,165 @@
+// The CPU caching allocator (see the note in <ember/allocator.h>).
+//
+// Size classes: requests up to 1 MiB round up to one of four steps per power
+// of two (so at most 25% is wasted); larger ones round up to 2 MiB. Each class
+// keeps a free list of blocks; a freed block goes back to its list unless the
+// cache already holds more than the cache limit (1 GiB by default, or
+// EMBER_CPU_CACHE_LIMIT_MB), in which case it is returned to the system.
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "ember/allocator.h"
+#include "ember/error.h"
+
+namespace ember {
+namespace {
+
+constexpr size_t kAlignment = 64;
+constexpr size_t kLargeThreshold = size_t{1} << 20;
+constexpr size_t kHugePage = size_t{2} << 20;
+
+size_t round_size(size_t n) {
+  if (n <= 64) return 64;
+  if (n > kLargeThreshold) return (n + kHugePage - 1) / kHugePage * kHugePage;
+  // Four steps per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k.
+  const int top = 63 - __builtin_clzll(n - 1);
+  const size_t step = size_t{1} << (top - 2);
+  return (n + step - 1) / step * step;
+}
+
+class CPUCachingAllocator final : public Allocator {
+ public:
+  CPUCachingAllocator() {
+    if (const char* env = std::getenv("EMBER_CPU_CACHE_LIMIT_MB")) {
+      cache_limit_ = static_cast<int64_t>(std::strtoll(env, nullptr, 10)) << 20;
+    }
+  }
+
+  DataPtr allocate(size_t nbytes) override {
+    const size_t size = round_size(nbytes);
+    void* p = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(size);
+      if (it != free_.end() && !it->second.empty()) {
+        p = it->second.back();
+        it->second.pop_back();
+        cached_bytes_ -= static_cast<int64_t>(size);
+        ++stats_.cache_hits;
+      } else {
+        ++stats_.cache_misses;
+      }
+      ++stats_.num_allocations;
+      stats_.allocated_bytes += static_cast<int64_t>(size);
+      if (stats_.allocated_bytes > stats_.peak_allocated_bytes) stats_.peak_allocated_bytes = stats_.allocated_bytes;
+    }
+    if (!p) p = system_alloc(size);
+    return DataPtr(p, reinterpret_cast<void*>(size), &CPUCachingAllocator::free_block, Device::cpu());
+  }
+
+  MemoryStats stats() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    MemoryStats s = stats_;
+    s.reserved_bytes = s.allocated_bytes + cached_bytes_;
+    return s;
+  }
+
+  void reset_peak() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.peak_allocated_bytes = stats_.allocated_bytes;
+  }
+
+  void empty() {
+    std::map<size_t, std::vector<void*>> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      blocks.swap(free_);
+      cached_bytes_ = 0;
+    }
+    for (auto& [size, list] : blocks)
+      for (void* p : list) std::free(p);
+  }
+
+  static CPUCachingAllocator& instance() {
+    static auto* a = new CPUCachingAllocator();  // leaked: tensors may die after static destructors
+    return *a;
+  }
+
+ private:
+  static void* system_alloc(size_t size) {
+    const size_t align = size >= kHugePage ? kHugePage : kAlignment;
+    void* p = std::aligned_alloc(align, size);
+    if (!p) {
+      instance().empty();  // give the cache back and try once more
+      p = std::aligned_alloc(align, size);
+    }
+    EMBER_CHECK(p != nullptr, "CPU allocator: out of memory allocating ", size, " bytes");
+    if (size >= kHugePage) madvise(p, size, MADV_HUGEPAGE);
+    return p;
+  }
+
+  static void free_block(void* ctx, void* p) {
+    auto& self = instance();
+    const size_t size = reinterpret_cast<size_t>(ctx);
+    {
+      std::lock_guard<std::mutex> lock(self.mutex_);
+      self.stats_.allocated_bytes -= static_cast<int64_t>(size);
+      if (self.cached_bytes_ + static_cast<int64_t>(size) <= self.cache_limit_) {
+        self.free_[size].push_back(p);
+        self.cached_bytes_ += static_cast<int64_t>(size);
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+  std::mutex mutex_;
+  std::map<size_t, std::vector<void*>> free_;
+  MemoryStats stats_;
+  int64_t cached_bytes_ = 0;
+  int64_t cache_limit_ = int64_t{1} << 30;
+};
+
+struct AllocatorSlot {
+  Allocator* allocator = nullptr;
+  MemoryStats (*stats)() = nullptr;
+  void (*reset_peak)() = nullptr;
+  void (*empty)() = nullptr;
+};
+
+AllocatorSlot& slot(DeviceType type) {
+  static AllocatorSlot slots[2] = {
+      {&CPUCachingAllocator::instance(), [] { return CPUCachingAllocator::instance().stats(); },
+       [] { CPUCachingAllocator::instance().reset_peak(); }, [] { CPUCachingAllocator::instance().empty(); }},
+      {},
+  };
+  return slots[static_cast<int>(type)];
+}
+
+const AllocatorSlot& checked_slot(Device device) {
+  const AllocatorSlot& s = slot(device.type);
+  EMBER_CHECK(s.allocator != nullptr, "no allocator for device ", device,
+              ": ember was built without CUDA support or no CUDA device is present");
+  return s;
+}
+
+}  // namespace
+
+Allocator* get_allocator(Device device) { return checked_slot(device).allocator; }
+MemoryStats memory_stats(Device device) { return checked_slot(device).stats(); }
+void reset_peak_memory_stats(Device device) { checked_slot(device).reset_peak(); }
+void empty_cache(Device device) { checked_slot(device).empty(); }
+
+namespace detail {
+void set_allocator(DeviceType type, Allocator* allocator, MemoryStats (*stats)(), void (*reset_peak)(),
+                   void (*empty)()) {
+  slot(type) = AllocatorSlot{allocator, stats, reset_peak, empty};
+}
+}  // namespace detail
+
+}  // namespace ember

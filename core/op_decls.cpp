@@ -1,0 +1,30 @@
+// Defines the op objects declared in core/op_decls.h, then registers every
+// backend's kernels. Both happen during static initialisation of this one
+// file, so the ops exist before any kernel is registered against them.
+#include "core/op_decls.h"
+
+#include "kernels/registration.h"
+
+namespace ember::op {
+
+#define EMBER_DEFINE_PROMOTE(name, schema, sig) TypedOp<sig> name{schema, DTypeRule::Promote};
+#define EMBER_DEFINE_FIRST(name, schema, sig) TypedOp<sig> name{schema, DTypeRule::FirstTensor};
+#define EMBER_DEFINE_UNARY(name)                                                                         \
+  TypedOp<Tensor(const Tensor&)> name{#name "(Tensor self) -> Tensor", DTypeRule::FirstTensor};          \
+  TypedOp<Tensor(const Tensor&)> name##_{#name "_(Tensor(a!) self) -> Tensor(a!)", DTypeRule::FirstTensor};
+EMBER_BINARY_OPS(EMBER_DEFINE_PROMOTE)
+EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
+EMBER_FIRST_TENSOR_OPS(EMBER_DEFINE_FIRST)
+EMBER_PROMOTE_OPS(EMBER_DEFINE_PROMOTE)
+#undef EMBER_DEFINE_PROMOTE
+#undef EMBER_DEFINE_FIRST
+#undef EMBER_DEFINE_UNARY
+
+namespace {
+const bool kernels_registered = [] {
+  register_all_kernels();
+  return true;
+}();
+}  // namespace
+
+}  // namespace ember::op

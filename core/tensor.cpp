@@ -1,0 +1,133 @@
+// Tensor metadata, element access, and the small helpers of core/tensor_util.h.
+#include <ostream>
+
+#include "core/tensor_util.h"
+#include "ember/ops.h"
+
+namespace ember {
+
+std::ostream& operator<<(std::ostream& os, IntArrayRef r) {
+  os << '[';
+  for (size_t i = 0; i < r.size(); ++i) os << (i ? ", " : "") << r[i];
+  return os << ']';
+}
+
+std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.is_floating_point()) return os << s.to<double>();
+  if (s.is_bool()) return os << (s.to<bool>() ? "True" : "False");
+  return os << s.to<int64_t>();
+}
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+int64_t checked_numel(IntArrayRef sizes, std::string_view op) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, op, ": negative dimension ", s, " in size ", sizes);
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), op, ": size ", sizes, " has too many elements");
+  }
+  return n;
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op) {
+  const size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    EMBER_CHECK(da == db || da == 1 || db == 1, op, ": shapes ", a, " and ", b, " cannot be broadcast (dim ",
+                static_cast<int64_t>(i) - static_cast<int64_t>(n), ": ", da, " vs ", db, ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Tensor make_empty(IntArrayRef sizes, DType dtype, Device device) {
+  const int64_t n = checked_numel(sizes, "empty");
+  const size_t nbytes = static_cast<size_t>(n) * element_size(dtype);
+  auto storage = make_intrusive<StorageImpl>(get_allocator(device)->allocate(nbytes), nbytes);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes));
+}
+
+Tensor wrap_scalar(const Scalar& s) {
+  const DType t = s.is_floating_point() ? DType::Float64 : s.is_bool() ? DType::Bool : DType::Int64;
+  Tensor out = make_empty({}, t, Device::cpu());
+  if (t == DType::Float64) *static_cast<double*>(out.data_ptr()) = s.to<double>();
+  else if (t == DType::Int64) *static_cast<int64_t*>(out.data_ptr()) = s.to<int64_t>();
+  else *static_cast<bool*>(out.data_ptr()) = s.to<bool>();
+  out.impl()->set_wrapped_number(true);
+  return out;
+}
+
+Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  auto impl = make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, storage_offset);
+  return Tensor(std::move(impl));
+}
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+
+template <class T>
+T* Tensor::data_ptr() const {
+  EMBER_CHECK(defined(), "data_ptr: the tensor is undefined");
+  EMBER_CHECK(dtype() == dtype_v<T>, "data_ptr<", dtype_v<T>, ">: the tensor's dtype is ", dtype());
+  return reinterpret_cast<T*>(impl_->data());
+}
+
+namespace {
+template <class T>
+Scalar read_scalar(const void* p) {
+  return Scalar(*static_cast<const T*>(p));
+}
+}  // namespace
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(defined(), "item: the tensor is undefined");
+  EMBER_CHECK(numel() == 1, "item: expected a tensor with one element, got shape ", sizes());
+  const Tensor host = device().is_cpu() ? *this : cpu();
+  const void* p = host.impl()->data();
+  switch (dtype()) {
+    case DType::Float32: return read_scalar<float>(p);
+    case DType::Float64: return read_scalar<double>(p);
+    case DType::Float16: return read_scalar<Half>(p);
+    case DType::BFloat16: return read_scalar<BFloat16>(p);
+    case DType::Int32: return read_scalar<int32_t>(p);
+    case DType::Int64: return read_scalar<int64_t>(p);
+    case DType::UInt8: return read_scalar<uint8_t>(p);
+    case DType::Bool: return read_scalar<bool>(p);
+  }
+  EMBER_FAIL("item: invalid dtype");
+}
+
+template <class T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+
+#define EMBER_INSTANTIATE(T) \
+  template T* Tensor::data_ptr<T>() const;
+EMBER_INSTANTIATE(float)
+EMBER_INSTANTIATE(double)
+EMBER_INSTANTIATE(Half)
+EMBER_INSTANTIATE(BFloat16)
+EMBER_INSTANTIATE(int32_t)
+EMBER_INSTANTIATE(int64_t)
+EMBER_INSTANTIATE(uint8_t)
+EMBER_INSTANTIATE(bool)
+#undef EMBER_INSTANTIATE
+template float Tensor::item<float>() const;
+template double Tensor::item<double>() const;
+template int32_t Tensor::item<int32_t>() const;
+template int64_t Tensor::item<int64_t>() const;
+template uint8_t Tensor::item<uint8_t>() const;
+template bool Tensor::item<bool>() const;
+
+}  // namespace ember

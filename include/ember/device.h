@@ -1,0 +1,34 @@
+// Where a tensor's memory lives.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace ember {
+
+enum class DeviceType : uint8_t { CPU, CUDA };
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int8_t index = 0;
+
+  constexpr Device() = default;
+  constexpr Device(DeviceType t, int i = 0) : type(t), index(static_cast<int8_t>(i)) {}  // NOLINT
+  // Parses "cpu", "cuda", "cuda:1".
+  explicit Device(const std::string& spec);
+
+  static constexpr Device cpu() { return Device(DeviceType::CPU, 0); }
+  static constexpr Device cuda(int i = 0) { return Device(DeviceType::CUDA, i); }
+  constexpr bool is_cpu() const { return type == DeviceType::CPU; }
+  constexpr bool is_cuda() const { return type == DeviceType::CUDA; }
+  std::string str() const;
+  friend constexpr bool operator==(Device a, Device b) { return a.type == b.type && a.index == b.index; }
+};
+
+inline constexpr DeviceType kCPU = DeviceType::CPU;
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;
+
+std::ostream& operator<<(std::ostream& os, Device d);
+
+}  // namespace ember

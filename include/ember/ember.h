@@ -1,0 +1,20 @@
+// ember: a tensor and autograd engine in C++20.
+//
+//   #include <ember/ember.h>
+//   ember::Tensor a = ember::randn({2, 3});
+//   ember::Tensor b = (a * 2 + 1).relu().sum();
+//   std::cout << b << "\n";
+//
+// Only this header is needed; it pulls in no Eigen or CUDA headers.
+#pragma once
+
+#include "ember/allocator.h"
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/error.h"
+#include "ember/generator.h"
+#include "ember/indexing.h"
+#include "ember/ops.h"
+#include "ember/parallel.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"

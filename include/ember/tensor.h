@@ -1,0 +1,267 @@
+// Tensor: the handle users hold. Copying a Tensor copies a pointer (one
+// atomic increment); the data is shared. Methods mirror libtorch's.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "ember/scalar.h"
+#include "ember/tensor_impl.h"
+
+namespace ember {
+
+class Tensor;
+class TensorIndex;
+using TensorList = std::vector<Tensor>;
+
+// What a factory makes: dtype and device. Converts implicitly from either,
+// so `zeros({2, 3}, kFloat64)` and `zeros({2, 3}, Device::cuda())` work.
+struct TensorOptions {
+  DType dtype_ = DType::Float32;
+  Device device_ = Device::cpu();
+  bool dtype_set_ = false;
+
+  TensorOptions() = default;
+  TensorOptions(DType d) : dtype_(d), dtype_set_(true) {}  // NOLINT
+  TensorOptions(Device d) : device_(d) {}                  // NOLINT
+  TensorOptions(DeviceType d) : device_(d) {}              // NOLINT
+  TensorOptions dtype(DType d) const {
+    TensorOptions o = *this;
+    o.dtype_ = d;
+    o.dtype_set_ = true;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata ----
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  IntArrayRef shape() const { return sizes(); }
+  int64_t size(int64_t dim) const;    // negative dims count from the end
+  int64_t stride(int64_t dim) const;
+  int64_t numel() const { return impl_->numel(); }
+  DType dtype() const { return impl_->dtype(); }
+  DType scalar_type() const { return dtype(); }
+  Device device() const { return impl_->device(); }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  size_t element_size() const { return ember::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  // Bumped by every in-place op on this tensor or a view of its storage.
+  uint32_t _version() const { return impl_->storage()->version(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  // Element 0's address. T must match dtype() (checked).
+  template <class T> T* data_ptr() const;
+  void* data_ptr() const { return impl_->data(); }
+  // The value of a one-element tensor, converted to T.
+  template <class T> T item() const;
+  Scalar item() const;
+  std::string to_string() const;
+
+  // ---- conversion and copies ----
+  Tensor to(DType dtype) const;
+  Tensor to(Device device) const;
+  Tensor to(Device device, DType dtype) const;
+  Tensor cpu() const { return to(Device::cpu()); }
+  Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor& copy_(const Tensor& src);
+  Tensor& fill_(const Scalar& value);
+  Tensor& zero_();
+
+  // ---- views (share storage) ----
+  Tensor view(IntArrayRef sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+  Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
+               int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  TensorList split(int64_t split_size, int64_t dim = 0) const;
+  TensorList split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  TensorList chunk(int64_t chunks, int64_t dim = 0) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
+  // Indexing like libtorch: t.index({Slice(0, 2), 1, None, Ellipsis, index_tensor}).
+  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  Tensor index(const std::vector<TensorIndex>& indices) const;
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
+
+  // ---- elementwise ----
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(const Scalar& other);
+  Tensor& pow_(const Scalar& exponent);
+
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_xor(const Tensor& other) const;
+  Tensor logical_not() const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+
+#define EMBER_UNARY_METHOD(name) \
+  Tensor name() const;           \
+  Tensor& name##_();
+  EMBER_UNARY_METHOD(neg) EMBER_UNARY_METHOD(abs) EMBER_UNARY_METHOD(sign) EMBER_UNARY_METHOD(exp)
+  EMBER_UNARY_METHOD(exp2) EMBER_UNARY_METHOD(log) EMBER_UNARY_METHOD(log2) EMBER_UNARY_METHOD(log1p)
+  EMBER_UNARY_METHOD(expm1) EMBER_UNARY_METHOD(sqrt) EMBER_UNARY_METHOD(rsqrt) EMBER_UNARY_METHOD(reciprocal)
+  EMBER_UNARY_METHOD(sin) EMBER_UNARY_METHOD(cos) EMBER_UNARY_METHOD(tan) EMBER_UNARY_METHOD(tanh)
+  EMBER_UNARY_METHOD(sigmoid) EMBER_UNARY_METHOD(relu) EMBER_UNARY_METHOD(silu) EMBER_UNARY_METHOD(erf)
+  EMBER_UNARY_METHOD(floor) EMBER_UNARY_METHOD(ceil) EMBER_UNARY_METHOD(round) EMBER_UNARY_METHOD(trunc)
+#undef EMBER_UNARY_METHOD
+  Tensor gelu(std::string_view approximate = "none") const;
+  Tensor softplus(const Scalar& beta = 1, const Scalar& threshold = 20) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+
+  // ---- reductions (an empty dim list means all dims) ----
+  Tensor sum(IntArrayRef dims = {}, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor prod(IntArrayRef dims = {}, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2, IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor all(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor any(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+
+  // ---- linear algebra ----
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor outer(const Tensor& other) const;
+
+  // ---- other ----
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+
+  // ---- operators ----
+  Tensor operator-() const { return neg(); }
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator+=(const Scalar& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator-=(const Scalar& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator*=(const Scalar& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator/=(const Scalar& o) { return div_(o); }
+
+ private:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+
+// Prints like PyTorch: tensor([[1.0000, 2.0000]], dtype=float64)
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace ember

@@ -1,0 +1,243 @@
+// The fast CPU GEMM (contract in gemm.h).
+//
+// Note [GEMM blocking]
+// A GEMM does 2*m*n*k flops on m*k + k*n + m*n numbers, so it can run at the
+// FMA peak only if each number, once in a register or near cache, is used
+// many times. The loops are cut in blocks sized for each level of memory (the
+// BLIS design; block sizes are in gemm_microkernel.h):
+//
+//   for jc in n, step NC:                      C columns; B block lives in L3
+//     for pc in k, step KC:                    depth
+//       pack B(pc:pc+kc, jc:jc+nc)             -> NR-wide panels (kc x NR)
+//       for ic in m, step MC:
+//         pack A(ic:ic+mc, pc:pc+kc)           -> MR-tall panels (kc x MR), the block stays in L2
+//         for jr in nc, step NR:               one B panel stays in L1 ...
+//           for ir in mc, step MR:             ... while the A panels stream past
+//             micro-kernel: C(MR x NR) (+)= A panel * B panel, in registers
+//
+// Packing copies each block once into the exact order the micro-kernel reads
+// it, so the kernel sees unit strides whatever the caller's strides were, and
+// pads ragged edges with zeros so the kernel always computes a full tile.
+// Edge tiles and C with a non-unit column stride go through a small tile
+// buffer; a C with unit row stride (column-major) is handled as the
+// transposed problem C^T = B^T A^T, which computes every element the same way.
+//
+// Threads: C is cut into a grid of rectangles, one per thread, each running
+// the loops above with its own packing buffers. Every element of C is still
+// the sum over the same KC blocks in the same order, whichever thread computes
+// it, so the result is bitwise the same for any thread count (K is never split).
+#include "kernels/cpu/gemm.h"
+
+#include <algorithm>
+#include <new>
+#include <utility>
+
+#include "ember/parallel.h"
+#include "kernels/cpu/gemm_microkernel.h"
+#include "kernels/cpu/gemm_pack.h"
+
+namespace ember::cpu {
+namespace {
+
+using gemm_detail::Blocking;
+
+template <class T>
+struct GemmArgs {
+  int64_t m, n, k;
+  T alpha;
+  const T* a;
+  int64_t a_rs, a_cs;
+  const T* b;
+  int64_t b_rs, b_cs;
+  T beta;
+  T* c;
+  int64_t c_rs, c_cs;
+};
+
+// The same product written for C^T: C^T (n, m) = B^T (n, k) * A^T (k, m).
+template <class T>
+GemmArgs<T> transposed(const GemmArgs<T>& g) {
+  return {g.n, g.m, g.k, g.alpha, g.b, g.b_cs, g.b_rs, g.a, g.a_cs, g.a_rs, g.beta, g.c, g.c_cs, g.c_rs};
+}
+
+// A grow-only, 64-byte aligned buffer for packed panels, kept per thread.
+template <class T>
+class PackBuffer {
+ public:
+  PackBuffer() = default;
+  PackBuffer(const PackBuffer&) = delete;
+  PackBuffer& operator=(const PackBuffer&) = delete;
+  ~PackBuffer() { release(); }
+
+  T* get(int64_t count) {
+    if (count > capacity_) {
+      release();
+      data_ = static_cast<T*>(::operator new(count * sizeof(T), std::align_val_t{64}));
+      capacity_ = count;
+    }
+    return data_;
+  }
+
+ private:
+  void release() {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{64});
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  T* data_ = nullptr;
+  int64_t capacity_ = 0;
+};
+
+template <class T>
+struct ThreadScratch {
+  PackBuffer<T> a, b;
+};
+
+template <class T>
+ThreadScratch<T>& thread_scratch() {
+  thread_local ThreadScratch<T> scratch;
+  return scratch;
+}
+
+int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+
+// C tile (rows, cols), at most (MR, NR), at c with strides c_rs, c_cs:
+//   C = alpha * A_panel * B_panel + beta * C
+// Full tiles with unit column stride go straight to the micro-kernel; the rest
+// through a full-size tile buffer, so every element is computed the same way.
+template <class T>
+void run_tile(int64_t kc, const T* a_panel, const T* b_panel, T alpha, T beta, T* c, int64_t c_rs, int64_t c_cs,
+              int rows, int cols) {
+  using B = Blocking<T>;
+  constexpr auto kernel = gemm_detail::microkernel<typename B::Simd, B::kRows, B::kVectors>;
+  if (rows == B::kRows && cols == B::kCols && c_cs == 1) {
+    kernel(kc, a_panel, b_panel, alpha, beta, c, c_rs);
+    return;
+  }
+  alignas(64) T tile[B::kRows * B::kCols];
+  if (beta != 0) {
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) tile[i * B::kCols + j] = c[i * c_rs + j * c_cs];
+    }
+  }
+  kernel(kc, a_panel, b_panel, alpha, beta, tile, B::kCols);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) c[i * c_rs + j * c_cs] = tile[i * B::kCols + j];
+  }
+}
+
+// The loops of Note [GEMM blocking] over the C block rows [row_begin, row_end) x
+// columns [col_begin, col_end).
+template <class T>
+void gemm_block(const GemmArgs<T>& g, int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end) {
+  using B = Blocking<T>;
+  const int64_t depth_blocks = (g.k + B::kMaxDepth - 1) / B::kMaxDepth;
+  const int64_t depth_step = (g.k + depth_blocks - 1) / depth_blocks;  // KC blocks of near-equal size
+  const int64_t row_step = B::kMaxRows, col_step = B::kMaxCols;
+  ThreadScratch<T>& scratch = thread_scratch<T>();
+  T* packed_b = scratch.b.get(round_up(std::min(col_step, col_end - col_begin), B::kCols) * depth_step);
+  T* packed_a = scratch.a.get(round_up(std::min(row_step, row_end - row_begin), B::kRows) * depth_step);
+
+  for (int64_t jc = col_begin; jc < col_end; jc += col_step) {
+    const int64_t nc = std::min(col_step, col_end - jc);
+    for (int64_t pc = 0; pc < g.k; pc += depth_step) {
+      const int64_t kc = std::min(depth_step, g.k - pc);
+      const T beta = pc == 0 ? g.beta : T(1);  // later depth blocks add to what the first wrote
+      gemm_detail::pack_panels<B::kCols>(g.b + pc * g.b_rs + jc * g.b_cs, g.b_rs, g.b_cs, kc, nc, packed_b);
+      for (int64_t ic = row_begin; ic < row_end; ic += row_step) {
+        const int64_t mc = std::min(row_step, row_end - ic);
+        gemm_detail::pack_panels<B::kRows>(g.a + ic * g.a_rs + pc * g.a_cs, g.a_cs, g.a_rs, kc, mc, packed_a);
+        for (int64_t jr = 0; jr < nc; jr += B::kCols) {
+          const int cols = static_cast<int>(std::min<int64_t>(B::kCols, nc - jr));
+          for (int64_t ir = 0; ir < mc; ir += B::kRows) {
+            const int rows = static_cast<int>(std::min<int64_t>(B::kRows, mc - ir));
+            T* c = g.c + (ic + ir) * g.c_rs + (jc + jr) * g.c_cs;
+            run_tile(kc, packed_a + ir * kc, packed_b + jr * kc, g.alpha, beta, c, g.c_rs, g.c_cs, rows, cols);
+          }
+        }
+      }
+    }
+  }
+}
+
+// How C is cut among threads: row_groups x col_groups rectangles.
+struct TaskGrid {
+  int64_t row_groups = 1, col_groups = 1;
+};
+
+// Cutting C's rows in r groups makes each group pack all of B (k*n); cutting
+// its columns in c groups makes each pack all of A (m*k). Pick the r x c = threads
+// grid that packs the least, using as many threads as there are tiles to share.
+TaskGrid choose_task_grid(int64_t m, int64_t n, int64_t row_tiles, int64_t col_tiles, int threads) {
+  for (; threads > 1; --threads) {
+    TaskGrid best;
+    double best_cost = -1;
+    for (int64_t rows = 1; rows <= threads; ++rows) {
+      if (threads % rows != 0 || rows > row_tiles || threads / rows > col_tiles) continue;
+      const double cost = static_cast<double>(rows) * n + static_cast<double>(threads / rows) * m;
+      if (best_cost < 0 || cost < best_cost) {
+        best = {rows, threads / rows};
+        best_cost = cost;
+      }
+    }
+    if (best_cost >= 0) return best;
+  }
+  return {};
+}
+
+// Problems below this many multiply-adds run on the calling thread: waking
+// the pool would cost more than it saves.
+constexpr double kMinParallelWork = 64.0 * 64 * 64;
+
+// C = beta * C (beta == 0: C = 0 without reading it), for k == 0 or alpha == 0.
+template <class T>
+void scale_c(const GemmArgs<T>& g) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    for (int64_t j = 0; j < g.n; ++j) {
+      T& out = g.c[i * g.c_rs + j * g.c_cs];
+      out = g.beta == 0 ? T(0) : g.beta * out;
+    }
+  }
+}
+
+template <class T>
+void gemm(GemmArgs<T> g) {
+  using B = Blocking<T>;
+  if (g.m <= 0 || g.n <= 0) return;
+  if (g.k <= 0 || g.alpha == 0) {
+    scale_c(g);
+    return;
+  }
+  if (g.c_cs != 1 && g.c_rs == 1) g = transposed(g);
+
+  const int64_t row_tiles = (g.m + B::kRows - 1) / B::kRows, col_tiles = (g.n + B::kCols - 1) / B::kCols;
+  const double work = static_cast<double>(g.m) * g.n * g.k;
+  const int threads = work < kMinParallelWork ? 1 : get_num_threads();
+  const TaskGrid grid = choose_task_grid(g.m, g.n, row_tiles, col_tiles, threads);
+  // Group r gets row tiles [r * row_tiles / row_groups, (r + 1) * row_tiles / row_groups); same for columns.
+  const auto run_task = [&](int64_t task) {
+    const int64_t r = task / grid.col_groups, c = task % grid.col_groups;
+    const int64_t row_begin = r * row_tiles / grid.row_groups * B::kRows;
+    const int64_t row_end = std::min(g.m, (r + 1) * row_tiles / grid.row_groups * B::kRows);
+    const int64_t col_begin = c * col_tiles / grid.col_groups * B::kCols;
+    const int64_t col_end = std::min(g.n, (c + 1) * col_tiles / grid.col_groups * B::kCols);
+    gemm_block(g, row_begin, row_end, col_begin, col_end);
+  };
+  parallel_for(0, grid.row_groups * grid.col_groups, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) run_task(task);
+  });
+}
+
+}  // namespace
+
+void gemm_f32(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs,
+              const float* b, int64_t b_rs, int64_t b_cs, float beta, float* c, int64_t c_rs, int64_t c_cs) {
+  gemm<float>({m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs});
+}
+
+void gemm_f64(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t a_rs, int64_t a_cs,
+              const double* b, int64_t b_rs, int64_t b_cs, double beta, double* c, int64_t c_rs, int64_t c_cs) {
+  gemm<double>({m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs});
+}
+
+}  // namespace ember::cpu

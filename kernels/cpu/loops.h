@@ -1,0 +1,108 @@
+// Inner loops for elementwise CPU kernels, driven by TensorIterator.
+//
+// cpu_kernel(it, op) applies a scalar functor `out op(in...)` to every
+// element. Its inner loop has three shapes, chosen per run of the innermost
+// dim: all operands contiguous (a plain indexed loop the compiler
+// vectorises), one input broadcast (stride 0: loaded once), or general
+// strides. cpu_kernel_vec(it, op, vop) adds an explicit SIMD functor for the
+// contiguous case (kernels/cpu/vec.h), used for float32 math.
+#pragma once
+
+#include <tuple>
+#include <utility>
+
+#include "core/dtype_dispatch.h"
+#include "core/tensor_iterator.h"
+
+namespace ember::cpu {
+
+template <class F> struct function_traits : function_traits<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct function_traits<R (C::*)(A...) const> {
+  using result = R;
+  using args = std::tuple<A...>;
+  static constexpr int arity = sizeof...(A);
+};
+
+namespace detail {
+
+template <class Op, size_t... I>
+inline void loop_contiguous(char** data, int64_t n, Op& op, std::index_sequence<I...>) {
+  using traits = function_traits<Op>;
+  using out_t = typename traits::result;
+  out_t* __restrict out = reinterpret_cast<out_t*>(data[0]);
+  std::tuple<const std::tuple_element_t<I, typename traits::args>* __restrict...> in{
+      reinterpret_cast<const std::tuple_element_t<I, typename traits::args>*>(data[I + 1])...};
+  for (int64_t i = 0; i < n; ++i) out[i] = op(std::get<I>(in)[i]...);
+}
+
+template <class Op, size_t... I>
+inline void loop_strided(char** data, const int64_t* strides, int64_t n, Op& op, std::index_sequence<I...>) {
+  using traits = function_traits<Op>;
+  using out_t = typename traits::result;
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<out_t*>(data[0] + i * strides[0]) =
+        op(*reinterpret_cast<const std::tuple_element_t<I, typename traits::args>*>(data[I + 1] + i * strides[I + 1])...);
+  }
+}
+
+// Contiguous except input `B` which is a broadcast scalar.
+template <size_t B, class Op, size_t... I>
+inline void loop_one_scalar(char** data, int64_t n, Op& op, std::index_sequence<I...>) {
+  using traits = function_traits<Op>;
+  using out_t = typename traits::result;
+  using b_t = std::tuple_element_t<B, typename traits::args>;
+  const b_t b = *reinterpret_cast<const b_t*>(data[B + 1]);
+  out_t* __restrict out = reinterpret_cast<out_t*>(data[0]);
+  auto arg = [&]<size_t J>(int64_t i) {
+    using t = std::tuple_element_t<J, typename traits::args>;
+    if constexpr (J == B) return b;
+    else return reinterpret_cast<const t*>(data[J + 1])[i];
+  };
+  for (int64_t i = 0; i < n; ++i) out[i] = op(arg.template operator()<I>(i)...);
+}
+
+template <class Op>
+inline bool is_contiguous_run(const int64_t* strides) {
+  using traits = function_traits<Op>;
+  if (strides[0] != sizeof(typename traits::result)) return false;
+  bool ok = true;
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((ok = ok && strides[I + 1] == sizeof(std::tuple_element_t<I, typename traits::args>)), ...);
+  }(std::make_index_sequence<traits::arity>{});
+  return ok;
+}
+
+}  // namespace detail
+
+// Applies `op` elementwise. The iterator's output is operand 0.
+template <class Op>
+void cpu_kernel(TensorIterator& it, Op op, int64_t grain = TensorIterator::kDefaultGrain) {
+  using traits = function_traits<Op>;
+  constexpr int arity = traits::arity;
+  auto seq = std::make_index_sequence<arity>{};
+  it.for_each(
+      [&](char** data, const int64_t* strides, int64_t n) {
+        if (detail::is_contiguous_run<Op>(strides)) {
+          detail::loop_contiguous(data, n, op, seq);
+          return;
+        }
+        if constexpr (arity == 2) {
+          using a_t = std::tuple_element_t<0, typename traits::args>;
+          using b_t = std::tuple_element_t<1, typename traits::args>;
+          const bool out_contig = strides[0] == sizeof(typename traits::result);
+          if (out_contig && strides[1] == sizeof(a_t) && strides[2] == 0) {
+            detail::loop_one_scalar<1>(data, n, op, seq);
+            return;
+          }
+          if (out_contig && strides[1] == 0 && strides[2] == sizeof(b_t)) {
+            detail::loop_one_scalar<0>(data, n, op, seq);
+            return;
+          }
+        }
+        detail::loop_strided(data, strides, n, op, seq);
+      },
+      grain);
+}
+
+}  // namespace ember::cpu

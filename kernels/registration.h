@@ -1,0 +1,23 @@
+// One registration path: every kernel file exposes a register_* function,
+// and register_all_kernels() (kernels/registration.cpp) calls them in turn.
+#pragma once
+
+namespace ember {
+
+void register_all_kernels();
+
+// CPU
+void register_cpu_copy_kernels();
+void register_cpu_binary_kernels();
+void register_cpu_unary_kernels();
+void register_cpu_view_kernels();
+void register_cpu_reduce_kernels();
+void register_cpu_matmul_kernels();
+void register_cpu_shape_kernels();
+void register_cpu_index_kernels();
+void register_cpu_random_kernels();
+#ifdef EMBER_WITH_CUDA
+void register_cuda_kernels();
+#endif
+
+}  // namespace ember

@@ -1,0 +1,11 @@
+// Subcommands of the `ember` tool.
+#pragma once
+
+#include <string>
+
+namespace ember::cli {
+
+// Lists all ops, or prints one op's schema and kernel table.
+int inspect_dispatch(const std::string& op_name);
+
+}  // namespace ember::cli

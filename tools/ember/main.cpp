@@ -1,0 +1,26 @@
+// The `ember` command line.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "ember/error.h"
+#include "tools/ember/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ember: a tensor and autograd engine"};
+  app.require_subcommand(1);
+
+  CLI::App* inspect = app.add_subcommand("inspect", "Ask the engine what it has and does");
+  inspect->require_subcommand(1);
+  std::string op_name;
+  CLI::App* dispatch = inspect->add_subcommand("dispatch", "List the dispatcher's ops, or one op's kernel table");
+  dispatch->add_option("op", op_name, "An op name, e.g. add");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (dispatch->parsed()) return ember::cli::inspect_dispatch(op_name);
+  } catch (const ember::Error& e) {
+    std::cerr << "ember: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
