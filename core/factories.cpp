@@ -27,8 +27,9 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   return make_view(base, sizes, strides, 0);
 }
 
-Tensor zeros(IntArrayRef sizes, TensorOptions o) { return full(sizes, 0, o); }
-Tensor ones(IntArrayRef sizes, TensorOptions o) { return full(sizes, 1, o); }
+// zeros and ones take the options' dtype (float32 unless set); full infers it from the value.
+Tensor zeros(IntArrayRef sizes, TensorOptions o) { return full(sizes, 0, o.dtype(o.dtype_)); }
+Tensor ones(IntArrayRef sizes, TensorOptions o) { return full(sizes, 1, o.dtype(o.dtype_)); }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions o) {
   Tensor t = make_empty(sizes, o.dtype_set_ ? o.dtype_ : (value.is_floating_point() ? DType::Float32 : value.default_dtype()), o.device_);

@@ -24,6 +24,7 @@ using TensorPair = std::tuple<Tensor, Tensor>;
   X(mul_, "mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&)) \
   X(div,  "div(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
   X(div_, "div_(Tensor(a!) self, Tensor other) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&)) \
+  X(div_mode, "div_mode(Tensor self, Tensor other, str rounding_mode) -> Tensor", Tensor(const Tensor&, const Tensor&, std::string_view)) \
   X(pow,  "pow(Tensor self, Tensor exponent) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
   X(pow_, "pow_(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&)) \
   X(maximum, "maximum(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&)) \

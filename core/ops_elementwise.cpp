@@ -25,6 +25,7 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return op::a
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return op::sub.call(a, b, alpha); }
 Tensor mul(const Tensor& a, const Tensor& b) { return op::mul.call(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return op::div.call(a, b); }
+Tensor div(const Tensor& a, const Tensor& b, std::string_view mode) { return op::div_mode.call(a, b, mode); }
 Tensor pow(const Tensor& a, const Tensor& b) { return op::pow.call(a, b); }
 Tensor pow(const Tensor& a, const Scalar& b) { return op::pow.call(a, wrap_scalar(b)); }
 Tensor pow(const Scalar& a, const Tensor& b) { return op::pow.call(wrap_scalar(a), b); }
@@ -72,6 +73,7 @@ Tensor Tensor::mul(const Tensor& o) const { return op::mul.call(*this, o); }
 Tensor Tensor::mul(const Scalar& o) const { return op::mul.call(*this, wrap_scalar(o)); }
 Tensor Tensor::div(const Tensor& o) const { return op::div.call(*this, o); }
 Tensor Tensor::div(const Scalar& o) const { return op::div.call(*this, wrap_scalar(o)); }
+Tensor Tensor::div(const Tensor& o, std::string_view mode) const { return op::div_mode.call(*this, o, mode); }
 Tensor Tensor::pow(const Tensor& e) const { return op::pow.call(*this, e); }
 Tensor Tensor::pow(const Scalar& e) const { return op::pow.call(*this, wrap_scalar(e)); }
 Tensor Tensor::maximum(const Tensor& o) const { return op::maximum.call(*this, o); }

@@ -1,9 +1,22 @@
 #include "core/tensor_iterator.h"
 
+#include "core/dtype_dispatch.h"
 #include "core/op_decls.h"
 #include "core/result_type.h"
 
 namespace ember {
+namespace {
+
+// Writes the value of the 0-d CPU tensor `from` into the 0-d CPU tensor `to`.
+void convert_scalar(const Tensor& from, const Tensor& to) {
+  const Scalar v = from.item();
+  dispatch_dtype(to.dtype(), "convert_scalar", [&]<class T>() {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) *to.data_ptr<T>() = T(v.to<float>());
+    else *to.data_ptr<T>() = v.to<T>();
+  });
+}
+
+}  // namespace
 
 TensorIterator TensorIterator::unary(std::string_view op, const Tensor& out, const Tensor& a) {
   Config c;
@@ -48,6 +61,12 @@ TensorIterator TensorIterator::build(Config c) {
     device = c.outputs[0].device();
   }
   for (int i = 0; i < nin; ++i) shape = broadcast_shapes(shape, c.inputs[i].sizes(), c.op);
+  // A caller-given output (in-place ops, copy_) may be larger than the
+  // inputs' broadcast: the inputs then broadcast to it.
+  if (nin > 0 && c.outputs[0].defined() && c.outputs[0].sizes() != IntArrayRef(shape) &&
+      broadcast_shapes(c.outputs[0].sizes(), shape, c.op) == DimVector(c.outputs[0].sizes())) {
+    shape = c.outputs[0].sizes();
+  }
 
   // Common dtype.
   DType common;
@@ -89,7 +108,11 @@ TensorIterator TensorIterator::build(Config c) {
     Tensor t = c.inputs[i];
     if (c.promote_inputs && t.dtype() != common) {
       Tensor converted = make_empty(t.sizes(), common, t.device());
-      op::copy_.call(converted, t);
+      if (t.dim() == 0 && t.device().is_cpu() && converted.device().is_cpu()) {
+        convert_scalar(t, converted);  // a Scalar operand: no need for a dispatched copy
+      } else {
+        op::copy_.call(converted, t);
+      }
       t = converted;
     }
     if (t.device() != device) t = t.to(device);  // a CPU scalar used with CUDA tensors

@@ -5,8 +5,13 @@ namespace ember {
 void register_all_kernels() {
   register_cpu_copy_kernels();
   register_cpu_binary_kernels();
+  register_cpu_unary_kernels();
   register_cpu_view_kernels();
+  register_cpu_shape_kernels();
+  register_cpu_index_kernels();
+  register_cpu_matmul_kernels();
   register_cpu_random_kernels();
+  register_cpu_reduce_kernels();
 #ifdef EMBER_WITH_CUDA
   register_cuda_kernels();
 #endif

@@ -109,6 +109,7 @@ void expect_matches_reference(const Case& tc, uint32_t seed = 1) {
     fill_random(c, rng);
   }
   StridedMatrix<T> expected = c, bound = c;
+  const std::vector<T> c_before = c.storage;
   const T alpha = static_cast<T>(tc.alpha), beta = static_cast<T>(tc.beta);
   gemm_fast<T>(tc.m, tc.n, tc.k, alpha, a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, beta, c.data(), c.rs, c.cs);
   gemm_ref<T>(tc.m, tc.n, tc.k, alpha, a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, beta, expected.data(),
@@ -135,6 +136,17 @@ void expect_matches_reference(const Case& tc, uint32_t seed = 1) {
     }
   }
   EXPECT_EQ(reported, 0) << "elements outside tolerance";
+
+  // Storage between C's elements (padding, strides) is left alone.
+  std::vector<bool> is_element(c.storage.size(), false);
+  for (int64_t i = 0; i < tc.m; ++i) {
+    for (int64_t j = 0; j < tc.n; ++j) is_element[i * c.rs + j * c.cs] = true;
+  }
+  for (size_t e = 0; e < c.storage.size(); ++e) {
+    if (!is_element[e]) {
+      ASSERT_EQ(std::memcmp(&c.storage[e], &c_before[e], sizeof(T)), 0) << "storage index " << e << " changed";
+    }
+  }
 }
 
 template <class T>
@@ -211,7 +223,7 @@ TYPED_TEST(GemmTest, AlphaZeroDoesNotReadAOrB) {
 
 // Same bits whatever the thread count: each C element is summed over the same
 // depth blocks in the same order by whichever thread owns it.
-TYPED_TEST(GemmTest, BitwiseIdenticalForOneAndTwoThreads) {
+TYPED_TEST(GemmTest, BitwiseIdenticalForOneTwoAndThreeThreads) {
   using T = TypeParam;
   const int saved_threads = get_num_threads();
   for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{517, 263, 611}, {128, 512, 784}, {1000, 3, 300},
@@ -224,18 +236,39 @@ TYPED_TEST(GemmTest, BitwiseIdenticalForOneAndTwoThreads) {
       fill_random(b, rng);
       fill_random(c, rng);
       std::vector<std::vector<T>> results;
-      for (int threads : {1, 2}) {
+      for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
         StridedMatrix<T> out = c;
         gemm_fast<T>(m, n, k, T(1.5), a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, T(0.5), out.data(), out.rs,
                      out.cs);
         results.push_back(out.storage);
       }
-      ASSERT_EQ(results[0].size(), results[1].size());
-      EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(T)), 0);
+      for (size_t t = 1; t < results.size(); ++t) {
+        EXPECT_EQ(std::memcmp(results[0].data(), results[t].data(), results[0].size() * sizeof(T)), 0)
+            << "1 vs " << t + 1 << " threads";
+      }
     }
   }
   set_num_threads(saved_threads);
+}
+
+// A GEMM called from inside a parallel loop (say, one per batch element) runs
+// on its caller's thread and gives the same bits as a call from outside.
+TYPED_TEST(GemmTest, NestedInParallelForGivesSameBits) {
+  using T = TypeParam;
+  const int64_t m = 150, n = 90, k = 300;
+  std::mt19937 rng(11);
+  StridedMatrix<T> a(m, k, Layout::kRowMajor), b(k, n, Layout::kRowMajor), outside(m, n, Layout::kRowMajor);
+  fill_random(a, rng);
+  fill_random(b, rng);
+  gemm_fast<T>(m, n, k, T(1), a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, T(0), outside.data(), n, 1);
+  std::vector<StridedMatrix<T>> inside(4, StridedMatrix<T>(m, n, Layout::kRowMajor));
+  parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      gemm_fast<T>(m, n, k, T(1), a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, T(0), inside[i].data(), n, 1);
+    }
+  });
+  for (const auto& result : inside) EXPECT_EQ(result.storage, outside.storage);
 }
 
 // Packing for every panel width the kernels use on any instruction set

@@ -17,4 +17,5 @@
 #include "ember/ops.h"
 #include "ember/parallel.h"
 #include "ember/scalar.h"
+#include "ember/serialize.h"
 #include "ember/tensor.h"

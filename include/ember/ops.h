@@ -62,6 +62,8 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
+// rounding_mode "trunc" (toward zero) or "floor" (toward -inf); integer inputs stay integer.
+Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Scalar& b);
 Tensor pow(const Scalar& a, const Tensor& b);

@@ -133,6 +133,7 @@ class Tensor {
   Tensor mul(const Scalar& other) const;
   Tensor div(const Tensor& other) const;
   Tensor div(const Scalar& other) const;
+  Tensor div(const Tensor& other, std::string_view rounding_mode) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(const Scalar& exponent) const;
   Tensor maximum(const Tensor& other) const;

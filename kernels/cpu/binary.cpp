@@ -108,6 +108,37 @@ Tensor div_impl(const Tensor& out, const Tensor& a, const Tensor& b) {
   return it.output();
 }
 
+// Division rounded toward zero ("trunc") or toward -inf ("floor"), in the
+// common dtype (integers stay integers, as in PyTorch).
+Tensor div_mode_cpu(const Tensor& a, const Tensor& b, std::string_view mode) {
+  EMBER_CHECK(mode == "trunc" || mode == "floor", "div: rounding_mode must be 'trunc' or 'floor', got '", mode, "'");
+  check_int_divisor("div", b);
+  const bool floor_mode = mode == "floor";
+  return binary_arith("div", Tensor(), a, b, [floor_mode]<class T>() {
+    return [floor_mode](T x, T y) -> T {
+      if constexpr (std::is_same_v<T, bool>) {
+        return x;  // y is true: x / 1
+      } else if constexpr (std::is_integral_v<T>) {
+        T q = x / y;
+        if (floor_mode && (x % y != 0) && ((x < 0) != (y < 0))) --q;
+        return q;
+      } else if (!floor_mode) {
+        return std::trunc(x / y);
+      } else {
+        if (y == 0) return x / y;
+        // Floor of the exact quotient: from fmod, so a/b rounding up to an integer does not overshoot.
+        const T mod = std::fmod(x, y);
+        T div = (x - mod) / y;
+        if (mod != 0 && ((y < 0) != (mod < 0))) div -= 1;
+        if (div == 0) return std::copysign(T(0), x / y);
+        T floored = std::floor(div);
+        if (div - floored > T(0.5)) floored += 1;
+        return floored;
+      }
+    };
+  });
+}
+
 template <class T>
 T int_pow(T base, T exp) {
   if (exp < 0) {
@@ -213,6 +244,7 @@ void register_cpu_binary_kernels() {
   op::mul_.impl(DispatchKey::CPU, kAllDTypes, &mul__cpu, "cpu::mul_");
   op::div.impl(DispatchKey::CPU, kAllDTypes, &div_cpu, "cpu::div");
   op::div_.impl(DispatchKey::CPU, kAllDTypes, &div__cpu, "cpu::div_");
+  op::div_mode.impl(DispatchKey::CPU, kNumericDTypes, &div_mode_cpu, "cpu::div_mode");
   op::pow.impl(DispatchKey::CPU, kAllDTypes, &pow_cpu, "cpu::pow");
   op::pow_.impl(DispatchKey::CPU, kAllDTypes, &pow__cpu, "cpu::pow_");
   op::maximum.impl(DispatchKey::CPU, kAllDTypes, &maximum_cpu, "cpu::maximum");

@@ -30,7 +30,6 @@
 
 #include <algorithm>
 #include <new>
-#include <utility>
 
 #include "ember/parallel.h"
 #include "kernels/cpu/gemm_microkernel.h"
@@ -101,6 +100,15 @@ ThreadScratch<T>& thread_scratch() {
 
 int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
+// The step that cuts `total` into the fewest blocks of about max_step or less,
+// of near-equal size (a multiple of `multiple`), so no block is a sliver that
+// would waste the reuse of the others: 1024 rows with max 504 in steps of 12
+// give 348 + 348 + 328, not 504 + 504 + 16.
+int64_t balanced_step(int64_t total, int64_t max_step, int64_t multiple) {
+  const int64_t blocks = (total + max_step - 1) / max_step;
+  return round_up((total + blocks - 1) / blocks, multiple);
+}
+
 // C tile (rows, cols), at most (MR, NR), at c with strides c_rs, c_cs:
 //   C = alpha * A_panel * B_panel + beta * C
 // Full tiles with unit column stride go straight to the micro-kernel; the rest
@@ -131,12 +139,13 @@ void run_tile(int64_t kc, const T* a_panel, const T* b_panel, T alpha, T beta, T
 template <class T>
 void gemm_block(const GemmArgs<T>& g, int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end) {
   using B = Blocking<T>;
-  const int64_t depth_blocks = (g.k + B::kMaxDepth - 1) / B::kMaxDepth;
-  const int64_t depth_step = (g.k + depth_blocks - 1) / depth_blocks;  // KC blocks of near-equal size
-  const int64_t row_step = B::kMaxRows, col_step = B::kMaxCols;
+  // Depth blocks depend on k alone: they fix the order in which each C element is summed.
+  const int64_t depth_step = balanced_step(g.k, B::kMaxDepth, 8);
+  const int64_t row_step = balanced_step(row_end - row_begin, B::kMaxRows, B::kRows);
+  const int64_t col_step = balanced_step(col_end - col_begin, B::kMaxCols, B::kCols);
   ThreadScratch<T>& scratch = thread_scratch<T>();
-  T* packed_b = scratch.b.get(round_up(std::min(col_step, col_end - col_begin), B::kCols) * depth_step);
-  T* packed_a = scratch.a.get(round_up(std::min(row_step, row_end - row_begin), B::kRows) * depth_step);
+  T* packed_b = scratch.b.get(col_step * depth_step);
+  T* packed_a = scratch.a.get(row_step * depth_step);
 
   for (int64_t jc = col_begin; jc < col_end; jc += col_step) {
     const int64_t nc = std::min(col_step, col_end - jc);
@@ -167,7 +176,9 @@ struct TaskGrid {
 
 // Cutting C's rows in r groups makes each group pack all of B (k*n); cutting
 // its columns in c groups makes each pack all of A (m*k). Pick the r x c = threads
-// grid that packs the least, using as many threads as there are tiles to share.
+// grid that packs the least (ties cut columns, so the threads share B's
+// packing, the larger cost in profiles on Zen 3), using as many threads as
+// there are tiles.
 TaskGrid choose_task_grid(int64_t m, int64_t n, int64_t row_tiles, int64_t col_tiles, int threads) {
   for (; threads > 1; --threads) {
     TaskGrid best;
@@ -212,7 +223,8 @@ void gemm(GemmArgs<T> g) {
 
   const int64_t row_tiles = (g.m + B::kRows - 1) / B::kRows, col_tiles = (g.n + B::kCols - 1) / B::kCols;
   const double work = static_cast<double>(g.m) * g.n * g.k;
-  const int threads = work < kMinParallelWork ? 1 : get_num_threads();
+  // Inside another parallel loop the pool runs our tasks inline, so one task packs least.
+  const int threads = work < kMinParallelWork || in_parallel_region() ? 1 : get_num_threads();
   const TaskGrid grid = choose_task_grid(g.m, g.n, row_tiles, col_tiles, threads);
   // Group r gets row tiles [r * row_tiles / row_groups, (r + 1) * row_tiles / row_groups); same for columns.
   const auto run_task = [&](int64_t task) {

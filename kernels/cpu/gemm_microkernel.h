@@ -48,7 +48,7 @@ struct SimdF64 {
 };
 
 // 32 zmm registers: 12 x 2 accumulators + 2 B vectors + 1 broadcast.
-// Caches of the AMD Zen 5 this is tuned for (per core).
+// Caches (per core) of the AMD Zen 5 the block sizes derive from.
 inline constexpr int kTileRows = 12;
 inline constexpr int kTileVectors = 2;
 inline constexpr int64_t kL1Bytes = 48 * 1024;
@@ -81,13 +81,15 @@ struct SimdF64 {
 };
 
 // 16 ymm registers: 6 x 2 accumulators + 2 B vectors + 1 broadcast.
-// Caches of an AMD Zen 3 (per core).
+// Caches (per core) of the AMD Zen 3 the block sizes derive from.
 inline constexpr int kTileRows = 6;
 inline constexpr int kTileVectors = 2;
 inline constexpr int64_t kL1Bytes = 32 * 1024;
 inline constexpr int64_t kL2Bytes = 512 * 1024;
 
-#else  // portable: "vectors" of one element; the compiler may vectorize what it can
+#else  // portable: "vectors" of one element; the compiler may vectorize what it can.
+// fma here may or may not be fused, but every tile runs this same code, so
+// results still do not depend on the thread count.
 
 template <class Element>
 struct SimdScalar {
@@ -118,12 +120,13 @@ struct Blocking {
   static constexpr int kRows = kTileRows;                    // MR
   static constexpr int kVectors = kTileVectors;              // vectors per B row
   static constexpr int kCols = kTileVectors * Simd::kLanes;  // NR
-  // KC: one packed B panel (kc x NR) and one A panel (kc x MR) use 3/4 of L1,
-  // so the B panel stays there while the A panels of a whole block pass by.
-  static constexpr int64_t kMaxDepth = 512;
-  // MC: a packed A block (mc x kc) fills half of L2.
+  // KC: one packed B panel (kc x NR) fills 2/3 of L1, so it stays there while
+  // the A panels of a block stream past (measured on Zen 3: B panels of half to
+  // all of L1 run equally fast; smaller ones lose to C traffic).
+  static constexpr int64_t kMaxDepth = kL1Bytes * 2 / 3 / (kCols * sizeof(T)) / 8 * 8;
+  // MC: a packed A block (mc x kc) fills half of L2 (the rest holds B panels on their way to L1, and C).
   static constexpr int64_t kMaxRows = kL2Bytes / 2 / (kMaxDepth * sizeof(T)) / kRows * kRows;
-  // NC: a packed B block (kc x nc) lives in L3; only bounds the scratch size.
+  // NC: a packed B block (kc x nc) lives in L3; this only bounds its size.
   static constexpr int64_t kMaxCols = 4096 / kCols * kCols;
 };
 

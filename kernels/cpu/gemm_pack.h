@@ -117,29 +117,10 @@ int64_t pack_panel_transposed(const T* src, int64_t wide_stride, int64_t depth, 
 }
 #endif
 
-// Source rows are far apart (a row of B or a column of A); fetching this many
-// rows ahead hides the memory latency the hardware prefetcher does not.
-inline constexpr int64_t kPrefetchRows = 16;
-
 // One panel: width valid columns of W. src(p, w) = src[p * depth_stride + w * wide_stride];
-// dst: (depth, W).
+// dst: (depth, W). For wide_stride == 1 see pack_panels_rowwise.
 template <int W, class T>
 void pack_panel(const T* src, int64_t depth_stride, int64_t wide_stride, int64_t depth, int width, T* dst) {
-  if (wide_stride == 1) {
-    if (width == W) {
-      for (int64_t p = 0; p < depth; ++p) {
-        const T* ahead = src + (p + kPrefetchRows) * depth_stride;
-        __builtin_prefetch(ahead);
-        __builtin_prefetch(ahead + W - 1);
-        for (int w = 0; w < W; ++w) dst[p * W + w] = src[p * depth_stride + w];
-      }
-    } else {
-      for (int64_t p = 0; p < depth; ++p) {
-        for (int w = 0; w < W; ++w) dst[p * W + w] = w < width ? src[p * depth_stride + w] : T(0);
-      }
-    }
-    return;
-  }
   int64_t p = 0;
 #if defined(__AVX__)
   if (depth_stride == 1) p = pack_panel_transposed<W>(src, wide_stride, depth, width, dst);
@@ -149,9 +130,43 @@ void pack_panel(const T* src, int64_t depth_stride, int64_t wide_stride, int64_t
   }
 }
 
+// The copying case (wide_stride == 1): source rows are contiguous, a panel
+// row is a slice of one. Rows are taken kRowsPerPass at a time across all
+// panels, so the reads walk each source row in order and only a few pages of
+// the source and the destination are live at once (a column-wise walk down a
+// panel would touch a new page per row when the source is wide). Each read
+// also prefetches the same place in the next pass's rows: the source usually
+// comes from L3 or memory, and the hardware prefetcher alone falls behind.
+template <int W, class T>
+void pack_panels_rowwise(const T* src, int64_t depth_stride, int64_t depth, int64_t wide, T* dst) {
+  constexpr int64_t kRowsPerPass = 16;
+  for (int64_t p0 = 0; p0 < depth; p0 += kRowsPerPass) {
+    const int64_t p_end = std::min(depth, p0 + kRowsPerPass);
+    T* panel = dst;
+    for (int64_t w0 = 0; w0 < wide; w0 += W, panel += depth * W) {
+      const int64_t width = std::min<int64_t>(W, wide - w0);
+      for (int64_t p = p0; p < p_end; ++p) {
+        const T* in = src + p * depth_stride + w0;
+        T* out = panel + p * W;
+        __builtin_prefetch(in + kRowsPerPass * depth_stride);
+        __builtin_prefetch(in + kRowsPerPass * depth_stride + W - 1);
+        if (width == W) {
+          for (int w = 0; w < W; ++w) out[w] = in[w];
+        } else {
+          for (int w = 0; w < W; ++w) out[w] = w < width ? in[w] : T(0);
+        }
+      }
+    }
+  }
+}
+
 // A (depth, wide) block into ceil(wide / W) panels of (depth, W), see the top of this file.
 template <int W, class T>
 void pack_panels(const T* src, int64_t depth_stride, int64_t wide_stride, int64_t depth, int64_t wide, T* dst) {
+  if (wide_stride == 1) {
+    pack_panels_rowwise<W>(src, depth_stride, depth, wide, dst);
+    return;
+  }
   for (int64_t w0 = 0; w0 < wide; w0 += W) {
     const int width = static_cast<int>(std::min<int64_t>(W, wide - w0));
     pack_panel<W>(src + w0 * wide_stride, depth_stride, wide_stride, depth, width, dst);

@@ -13,6 +13,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "core/tensor_iterator.h"
+#include "kernels/cpu/vec.h"
 
 namespace ember::cpu {
 
@@ -97,6 +98,49 @@ void cpu_kernel(TensorIterator& it, Op op, int64_t grain = TensorIterator::kDefa
           }
           if (out_contig && strides[1] == 0 && strides[2] == sizeof(b_t)) {
             detail::loop_one_scalar<0>(data, n, op, seq);
+            return;
+          }
+        }
+        detail::loop_strided(data, strides, n, op, seq);
+      },
+      grain);
+}
+
+// Like cpu_kernel for a float32 op of one or two inputs, with `vop` (the same
+// math on vec::VecF lanes) run on contiguous runs and on runs where the second
+// input is a broadcast scalar; tails use masked partial loads, so every
+// element of a contiguous run goes through vop. `op` handles strided runs.
+template <class Op, class VOp>
+void cpu_kernel_vec(TensorIterator& it, Op op, VOp vop, int64_t grain = TensorIterator::kDefaultGrain) {
+  using traits = function_traits<Op>;
+  constexpr int arity = traits::arity;
+  static_assert(arity == 1 || arity == 2, "cpu_kernel_vec: one or two inputs");
+  using V = vec::VecF;
+  constexpr int64_t L = V::kLanes;
+  constexpr int64_t F = sizeof(float);
+  auto seq = std::make_index_sequence<arity>{};
+  it.for_each(
+      [&](char** data, const int64_t* strides, int64_t n) {
+        float* out = reinterpret_cast<float*>(data[0]);
+        const float* a = reinterpret_cast<const float*>(data[1]);
+        if constexpr (arity == 1) {
+          if (strides[0] == F && strides[1] == F) {
+            int64_t i = 0;
+            for (; i + L <= n; i += L) vop(V::load(a + i)).store(out + i);
+            if (i < n) vop(V::load_partial(a + i, static_cast<int>(n - i))).store_partial(out + i, static_cast<int>(n - i));
+            return;
+          }
+        } else {
+          const float* b = reinterpret_cast<const float*>(data[2]);
+          if (strides[0] == F && strides[1] == F && (strides[2] == F || strides[2] == 0)) {
+            const bool b_scalar = strides[2] == 0;
+            const V bs = V::broadcast(*b);
+            int64_t i = 0;
+            for (; i + L <= n; i += L) vop(V::load(a + i), b_scalar ? bs : V::load(b + i)).store(out + i);
+            if (i < n) {
+              const int r = static_cast<int>(n - i);
+              vop(V::load_partial(a + i, r), b_scalar ? bs : V::load_partial(b + i, r)).store_partial(out + i, r);
+            }
             return;
           }
         }

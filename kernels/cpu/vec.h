@@ -27,8 +27,9 @@
 // - Comparisons return a mask (bool for one lane); blend(mask, a, b) picks a
 //   where the mask is set, b elsewhere, like `mask ? a : b`.
 // - round() rounds half to even (like torch.round), not half away from 0.
-// - rsqrt and reciprocal are computed as 1/sqrt(x) and 1/x, not from the
-//   hardware approximations: 1 ulp at most, and the same bits everywhere.
+// - reciprocal is 1/x (correctly rounded) and rsqrt is 1/sqrt(x) (two
+//   correctly rounded steps, < 1.5 ulp), not the hardware approximations, so
+//   they give the same bits everywhere.
 #pragma once
 
 #include <bit>
@@ -38,7 +39,17 @@
 #include <limits>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12's AVX-512 intrinsics build their "undefined" operands as `__m512 x = x`,
+// which -Wuninitialized flags once inlined (GCC bug 105593, fixed in 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
+#else
+#include <immintrin.h>
+#endif
 #endif
 
 namespace ember::cpu::vec {
@@ -92,10 +103,12 @@ inline constexpr float kMinNormal = std::numeric_limits<float>::min();  // 2^-12
 inline float pow2(int k) { return std::bit_cast<float>(static_cast<uint32_t>(k + 127) << 23); }
 }  // namespace detail
 
-// x * 2^n for an integral n (not NaN), clamped to [-252, 254]. Scaled in two
-// steps by 2^floor(n/2) and 2^(n - floor(n/2)), each a normal power of two:
-// the first product is exact for the |x| in [2^-100, 2^100] the math passes,
-// so the result is rounded once, into the denormals or to inf if needed.
+// x * 2^n for an integral n in [-252, 254] (outside, and for NaN, the result
+// is unspecified but defined). Scaled in two steps by 2^floor(n/2) and
+// 2^(n - floor(n/2)), each a normal power of two: the first product is exact
+// for the |x| in [2^-100, 2^100] the math passes, so the result is rounded
+// once, into the denormals or to inf if needed. (AVX-512's scalef does it in
+// one instruction.)
 inline float ldexp(float x, float n) {
   float c = n > -252.0f ? n : -252.0f;
   c = c < 254.0f ? c : 254.0f;
@@ -103,6 +116,11 @@ inline float ldexp(float x, float n) {
   int k1 = k >> 1;  // floor(k / 2)
   return x * detail::pow2(k1) * detail::pow2(k - k1);
 }
+
+// x * 2^n when x and the result are normal floats (so it is exact). The
+// vector forms add n to the exponent field: a few instructions, where ldexp
+// above takes a dozen; the one-lane form is ldexp itself.
+inline float ldexp_normal(float x, float n) { return ldexp(x, n); }
 
 // Returns m in [1, 2) and sets e so that x = m * 2^e, for finite x > 0,
 // denormals included. Other inputs give unspecified (but defined) values.
@@ -183,6 +201,7 @@ inline VecF trunc(VecF x) { return _mm512_roundscale_ps(x.v, _MM_FROUND_TO_ZERO 
 inline VecF sqrt(VecF x) { return _mm512_sqrt_ps(x.v); }
 // scalef computes x * 2^floor(n) with one rounding, whatever the range.
 inline VecF ldexp(VecF x, VecF n) { return _mm512_scalef_ps(x.v, n.v); }
+inline VecF ldexp_normal(VecF x, VecF n) { return _mm512_scalef_ps(x.v, n.v); }
 inline VecF mantissa(VecF x, VecF& e) {
   e = _mm512_getexp_ps(x.v);
   return _mm512_getmant_ps(x.v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
@@ -306,6 +325,11 @@ inline VecF ldexp(VecF x, VecF n) {
   __m256i k1 = _mm256_srai_epi32(k, 1);
   __m256i k2 = _mm256_sub_epi32(k, k1);
   return _mm256_mul_ps(_mm256_mul_ps(x.v, detail::pow2(k1)), detail::pow2(k2));
+}
+
+inline VecF ldexp_normal(VecF x, VecF n) {
+  __m256i k = _mm256_slli_epi32(_mm256_cvtps_epi32(n.v), 23);
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(x.v), k));
 }
 
 inline VecF mantissa(VecF x, VecF& e) {
@@ -442,6 +466,7 @@ inline VecF ceil(VecF x) { return detail::map(x, [](float v) { return ceil(v); }
 inline VecF trunc(VecF x) { return detail::map(x, [](float v) { return trunc(v); }); }
 inline VecF sqrt(VecF x) { return detail::map(x, [](float v) { return sqrt(v); }); }
 inline VecF ldexp(VecF x, VecF n) { return detail::zip(x, n, [](float a, float b) { return ldexp(a, b); }); }
+inline VecF ldexp_normal(VecF x, VecF n) { return ldexp(x, n); }
 inline VecF mantissa(VecF x, VecF& e) {
   for (int i = 0; i < VecF::kLanes; ++i) x.v[i] = mantissa(x.v[i], e.v[i]);
   return x;

@@ -5,34 +5,50 @@
 // Each function is a template over V = VecF (contiguous data) or float (one
 // element of a strided loop). Both run the same steps on primitives that are
 // exact or correctly rounded (vec.h), so a strided tensor and its contiguous
-// copy give the same bits.
+// copy give the same bits. Every multiply that feeds an add is an explicit
+// fma (or exact), so the bits also do not depend on -ffp-contract.
 //
 // Note [How the functions are built]
 // Each one cuts its argument down to a small interval where a polynomial is
 // accurate, then undoes the cut:
 // - exp(x) = 2^n e^r with n = round(x / ln2) and r = x - n ln2 in
 //   [-ln2/2, ln2/2]. ln2 is split into two floats (Cody-Waite) so that r is
-//   exact up to one rounding; e^r - 1 = r + r^2 Q(r) with Q of degree 4; 2^n
-//   goes into the exponent bits (ldexp). exp2 and expm1 reuse the same
-//   polynomial.
+//   exact up to one rounding, whose error r_lo is kept too. e^r = 1 + r +
+//   r^2 Q(r) with Q of degree 4, and 1 + r is summed without rounding error
+//   (Fast2Sum), so the final add is the only rounding at the scale of the
+//   result. 2^n is added into the exponent bits; lanes near over/underflow
+//   take the full ldexp. exp2, expm1, sigmoid, tanh, silu, softplus and the
+//   e^(-y²) of erfc reuse these steps.
 // - log(x) = e ln2 + log1p(f), from x = (1 + f) 2^e with 1 + f in [√½, √2):
 //   log1p(f) = f + f^2 Q(f) with Q of degree 8. log1p adds the first-order
 //   correction for the rounding of 1 + x.
-// - tanh, erf: an odd polynomial near 0; further out tanh = 1 - 2/(e^2|x| + 1)
-//   and erf = 1 - erfc, with erfc(y) = e^(-y²) R(y). R is smooth (about
-//   1/(y√π)) and is a polynomial in t = (y - 3)/(y + 3). y² is kept exact as
-//   a sum of two floats (hi + lo, from an fma), since e^(-y²) magnifies any
-//   error in y² by y².
-// - gelu_erf(x) = x Φ(x) uses the same erfc, so its left tail keeps relative
-//   accuracy; gelu_tanh is rewritten as x sigmoid(2u) (= 0.5x(1 + tanh u)),
-//   which does not cancel for x < 0.
+// - tanh: an odd polynomial below 0.625, else 1 - 2/(e^2|x| + 1).
+// - erfc(y) = e^(-y²) R(y) for y >= 0. R = e^(y²) erfc(y) is smooth (1 at 0,
+//   about 1/(y√π) far out) and is a degree-10 polynomial in t = (y - 3)/(y + 3).
+//   y² is kept exact as a sum of two floats (hi + lo, from an fma), since
+//   e^(-y²) magnifies any error in y² by y². erf = 1 - erfc, except below 0.5
+//   where an odd polynomial avoids the cancellation.
+// - gelu_erf(x) = x Φ(x) with Φ(x) = erfc(-x/√2)/2, which cancels on neither
+//   side: the left tail keeps its relative accuracy. Near 0 it takes erf's
+//   odd polynomial, Φ = (1 + erf(x/√2))/2. gelu_tanh is rewritten
+//   as x sigmoid(2u) (= 0.5x(1 + tanh u)), which does not cancel for x < 0.
 // - sin, cos: x = k π/2 + r with |r| <= π/4 (π/2 split into three floats),
 //   then a polynomial for sin r or cos r picked and signed by k mod 4. Lanes
 //   with |x| > kTrigMax (or ±inf) are handed to std::sin/std::cos.
 // Polynomial coefficients are minimax fits (Remez exchange in 40-digit
 // arithmetic, weighted for relative error, on the intervals above), rounded
-// to float. Results are checked against double-precision std:: in
-// tests/test_vec_math.cpp, which states the max error of each function.
+// to float.
+//
+// Accuracy: max error against the correctly rounded result, in ulps, over
+// every 11th float bit pattern (tests/test_vec_math.cpp holds each function
+// to a bound):
+//   exp 0.77   exp2 0.78   expm1 1.56   log 0.92   log2 1.07   log1p 0.90
+//   tanh 1.33  sigmoid 2.35  silu 3.14  softplus 1.60  erf 2.50  erfc 4.58
+//   gelu_erf 4.87 (5.62 below x = -9, results < 1e-19)  sin 1.56  cos 1.56
+// gelu_tanh: 2 ulp near 0, growing like 2.4 |2u| ulp in the left tail, where
+// the rounding of its cubic argument u is magnified by e^(2u): 12 ulp at
+// x = -2.75, 50 at x = -6 (PyTorch's float 0.5x(1 + tanh u) is off by 200
+// ulp and 100% there).
 //
 // Special values follow std:: (NaN in, NaN out; exp(-inf) = 0; log(0) =
 // -inf; log(x < 0) = NaN; tanh(±inf) = ±1; erf(±inf) = ±1; -0 stays -0 in
@@ -46,9 +62,6 @@
 #include "kernels/cpu/vec.h"
 
 namespace ember::cpu::vec {
-
-template <FloatLanes V>
-V exp(V x);  // used by detail::erfc_tail
 
 namespace detail {
 
@@ -77,19 +90,27 @@ V poly(V x, float c0, C... cs) {
   return fma(poly(x, cs...), x, V(c0));
 }
 
-// e^r - 1 for |r| <= ln2/2.
+// Q(r) with e^r = 1 + r + r^2 Q(r), for |r| <= ln2/2.
 template <FloatLanes V>
-V expm1_poly(V r) {
-  V q = poly(r, 0.49999997f, 0.166665435f, 0.0416672006f, 0.00836654752f, 0.00138825167f);
-  return fma(r * r, q, r);
+V expm1_q(V r) {
+  return poly(r, 0.49999994f, 0.166665211f, 0.041668389f, 0.00836874545f, 0.00138145394f);
 }
 
-// log(1 + f) for f in [√½ - 1, √2 - 1].
+// e^(r + r_lo) for |r| <= ln2/2 and a tiny correction r_lo. 1 + r is kept as
+// a sum of two floats (Fast2Sum), so the last add is the only rounding at the
+// scale of the result.
 template <FloatLanes V>
-V log1p_poly(V f) {
-  V q = poly(f, -0.499999881f, 0.333333254f, -0.250015855f, 0.200019836f, -0.166089997f, 0.141815796f,
-             -0.132434711f, 0.129063249f, -0.0762293786f);
-  return fma(f * f, q, f);
+V exp_small(V r, V r_lo) {
+  V s = 1.0f + r;
+  V s_lo = (1.0f - s) + r;  // exact: what 1 + r lost
+  return s + fma(r * r, expm1_q(r), s_lo + r_lo);
+}
+
+// Q(f) with log(1 + f) = f + f^2 Q(f), for f in [√½ - 1, √2 - 1].
+template <FloatLanes V>
+V log1p_q(V f) {
+  return poly(f, -0.499999881f, 0.333333254f, -0.250015855f, 0.200019836f, -0.166089997f, 0.141815796f,
+              -0.132434711f, 0.129063249f, -0.0762293786f);
 }
 
 // Writes x = (1 + f) 2^e with 1 + f in [√½, √2) and returns f, for finite x > 0.
@@ -109,22 +130,55 @@ V log_special(V x, V r) {
   return blend(x == kInf, x, r);
 }
 
-// erf(y) for 0 <= y < 0.5.
+// erf(y) for 0 <= y < 0.5: y (2/√π + z P(z)) with z = y², the leading
+// coefficient kept as two floats so its rounding does not show.
 template <FloatLanes V>
 V erf_small(V y) {
-  return y * poly(y * y, 1.12837911f, -0.376126081f, 0.112828225f, -0.0267571844f, 0.00471798936f);
+  V z = y * y;
+  V p = fma(z, poly(z, -0.37612617f, 0.112829499f, -0.0267640296f, 0.00473023532f), V(-0x1.f7ac92p-25f));
+  return fma(y, V(0x1.20dd76p+0f), y * p);
 }
 
-// erfc(y) = r * g for 0.5 <= y <= 10.5, given y² = y2hi + y2lo exactly. Returns
-// r = e^(y²) erfc(y) and sets g = e^(-y²). They stay apart so that callers
-// can scale r before multiplying by g, which may be denormal.
+// Writes x = n ln2 + r + r_lo and returns r, |r| <= ln2/2, for |x| <= 200.
+// ln2 is split in two floats (Cody-Waite); r_lo is what rounding r lost.
 template <FloatLanes V>
-V erfc_tail(V y, V y2hi, V y2lo, V& g) {
-  V t = (y - 3.0f) / (y + 3.0f);
-  V e = exp(-y2hi);
-  g = fma(-e, y2lo, e);  // e^(-hi - lo) = e^(-hi) (1 - lo), |lo| < 2^-18
-  return poly(t, 0.179001153f, -0.326233566f, 0.245603651f, -0.150115401f, 0.0716686174f, -0.024399098f,
-              0.00425056648f, 0.000736755726f, -0.000542123336f);
+V exp_reduce(V x, V& n, V& r_lo) {
+  n = round(x * kLog2e);
+  V r_hi = fma(n, V(-kLn2Hi), x);  // exact
+  V r = fma(n, V(-kLn2Lo), r_hi);
+  r_lo = fma(n, V(-kLn2Lo), r_hi - r);
+  return r;
+}
+
+// e^x = m 2^n with m in [√½, √2], for |x| <= 200.
+template <FloatLanes V>
+V exp_parts(V x, V& n) {
+  V r_lo;
+  V r = exp_reduce(x, n, r_lo);
+  return exp_small(r, r_lo);
+}
+
+// m 2^n for m in [√½, √2]; `edge` marks the lanes whose result may leave
+// the normal floats (rare: those take the full ldexp).
+template <FloatLanes V, class Mask>
+V scale(V m, V n, Mask edge) {
+  V y = ldexp_normal(m, n);
+  if (any(edge)) y = blend(edge, ldexp(m, n), y);
+  return y;
+}
+
+// erfc(y) = r g for 0 <= y <= 10.5, given t = (y - 3)/(y + 3) and y² =
+// y2hi + y2lo exactly. Returns r = e^(y²) erfc(y), a polynomial in t, and sets
+// g = e^(-y²). They stay apart so that callers can scale r before
+// multiplying by g, which may be denormal.
+template <FloatLanes V>
+V erfc_tail(V t, V y2hi, V y2lo, V& g) {
+  V n, r_lo;
+  V r = exp_reduce(-y2hi, n, r_lo);
+  V m = exp_small(r, r_lo);
+  g = scale(fma(-m, y2lo, m), n, y2hi > 86.0f);  // e^(-hi - lo) = e^(-hi) (1 - lo), |lo| < 2^-17
+  return poly(t, 0.179001153f, -0.326233566f, 0.2456038f, -0.150115788f, 0.0716657937f, -0.0243942738f,
+              0.00426926091f, 0.000716183451f, -0.0005951153f, 2.77854742e-05f, 5.54580365e-05f);
 }
 
 // sin(a) for 0 <= a <= kTrigMax, or cos(a) with quadrant_shift = 1
@@ -150,10 +204,9 @@ template <FloatLanes V>
 V exp(V x) {
   using namespace detail;
   x = clamp(x, V(-104.0f), V(89.0f));  // e^x is 0 below and inf above in float
-  V n = round(x * kLog2e);
-  V r = fma(n, V(-kLn2Hi), x);  // exact
-  r = fma(n, V(-kLn2Lo), r);
-  return ldexp(1.0f + expm1_poly(r), n);
+  V n;
+  V m = exp_parts(x, n);
+  return scale(m, n, abs(x) > 86.0f);
 }
 
 template <FloatLanes V>
@@ -161,22 +214,23 @@ V exp2(V x) {
   using namespace detail;
   x = clamp(x, V(-151.0f), V(129.0f));
   V n = round(x);
-  return ldexp(1.0f + expm1_poly((x - n) * kLn2Hi), n);
+  V f = x - n;  // exact, |f| <= 1/2; 2^f = e^(f ln2)
+  V r = f * kLn2Hi;
+  return scale(exp_small(r, fma(f, V(kLn2Lo), fma(f, V(kLn2Hi), -r))), n, abs(x) > 124.0f);
 }
 
 template <FloatLanes V>
 V expm1(V x) {
   using namespace detail;
   V xc = clamp(x, V(-20.0f), V(89.0f));  // expm1 is -1 in float below -17.3
-  V n = round(xc * kLog2e);
-  V r = fma(n, V(-kLn2Hi), xc);
-  r = fma(n, V(-kLn2Lo), r);
-  V p = expm1_poly(r);
-  V s = ldexp(V(1.0f), n);          // 2^n, exact for |x| <= 20
-  V mid = fma(p, s, s - 1.0f);      // 2^n (e^r - 1) + (2^n - 1)
-  V big = ldexp(1.0f + p, n);       // e^x: the -1 is below half an ulp there
+  V n, r_lo;
+  V r = exp_reduce(xc, n, r_lo);
+  V p = r + fma(r * r, expm1_q(r), r_lo);              // e^r - 1
+  V s = ldexp_normal(V(1.0f), n);                       // 2^n
+  V mid = fma(p, s, s - 1.0f);                          // 2^n (e^r - 1) + (2^n - 1), for x <= 20
+  V big = scale(exp_small(r, r_lo), n, xc > 86.0f);     // e^x: above 20 the -1 is below half an ulp
   V y = blend(xc > 20.0f, big, mid);
-  return blend(x == 0.0f, x, y);    // -0 stays -0
+  return blend(x == 0.0f, x, y);                        // -0 stays -0
 }
 
 template <FloatLanes V>
@@ -184,7 +238,7 @@ V log(V x) {
   using namespace detail;
   V e;
   V f = log_reduce(x, e);
-  V y = fma(e, V(kLn2Hi), fma(e, V(kLn2Lo), log1p_poly(f)));
+  V y = fma(e, V(kLn2Hi), fma(e, V(kLn2Lo), fma(f * f, log1p_q(f), f)));
   return log_special(x, y);
 }
 
@@ -192,8 +246,9 @@ template <FloatLanes V>
 V log2(V x) {
   using namespace detail;
   V e;
-  V l = log1p_poly(log_reduce(x, e));
-  V y = e + fma(l, V(kLog2e), l * kLog2eLo);
+  V f = log_reduce(x, e);
+  V t = (f * f) * log1p_q(f);  // log2(1 + f) = (f + t) log2e, f times log2e unrounded
+  V y = e + fma(f, V(kLog2e), fma(t, V(kLog2e), f * kLog2eLo));
   return log_special(x, y);
 }
 
@@ -204,7 +259,7 @@ V log1p(V x) {
   V e;
   V f = log_reduce(u, e);
   V c = (x - (u - 1.0f)) / u;  // log(u + d) = log(u) + d/u for what 1 + x lost
-  V y = fma(e, V(kLn2Hi), fma(e, V(kLn2Lo), log1p_poly(f) + c));
+  V y = fma(e, V(kLn2Hi), fma(e, V(kLn2Lo), f + fma(f * f, log1p_q(f), c)));
   y = log_special(u, y);
   return blend(x == 0.0f, x, y);  // -0 stays -0
 }
@@ -227,8 +282,15 @@ V sigmoid(V x) {
 
 template <FloatLanes V>
 V silu(V x) {
-  x = clamp(x, V(-200.0f), V(detail::kInf));  // silu(-200) is -0 already
-  return x * sigmoid(x);
+  x = clamp(x, V(-170.0f), V(detail::kInf));  // silu(-170) is -0 already
+  V y = x * sigmoid(x);
+  auto deep = x < -80.0f;  // e^x near the denormals: x e^x as one scaled product (n >= -246)
+  if (any(deep)) {
+    V n;
+    V m = detail::exp_parts(x, n);
+    y = blend(deep, ldexp(x * m, n), y);  // 1 + e^x is 1 there
+  }
+  return y;
 }
 
 // PyTorch's softplus with beta = 1, threshold = 20.
@@ -244,34 +306,37 @@ V erf(V x) {
   V y = clamp(a, V(0.0f), V(10.5f));  // erfc(10.5) is 0 in float
   V hi = y * y;
   V g;
-  V r = erfc_tail(y, hi, fma(y, y, -hi), g);
-  return flip_sign(blend(a < 0.5f, erf_small(a), 1.0f - r * g), x);
+  V r = erfc_tail((y - 3.0f) / (y + 3.0f), hi, fma(y, y, -hi), g);
+  return flip_sign(blend(a < 0.5f, erf_small(a), fma(-r, g, V(1.0f))), x);
 }
 
 template <FloatLanes V>
 V erfc(V x) {
   using namespace detail;
   V a = abs(x);
-  V y = clamp(a, V(0.0f), V(10.5f));
+  V y = clamp(a, V(0.0f), V(10.5f));  // erfc(10.5) is 0 in float
   V hi = y * y;
   V g;
-  V tail = erfc_tail(y, hi, fma(y, y, -hi), g) * g;  // erfc(|x|)
-  V large = blend(x < 0.0f, 2.0f - tail, tail);
-  return blend(a < 0.5f, 1.0f - flip_sign(erf_small(a), x), large);
+  V tail = erfc_tail((y - 3.0f) / (y + 3.0f), hi, fma(y, y, -hi), g) * g;  // erfc(|x|)
+  V small = 1.0f - flip_sign(erf_small(a), x);  // 1 - erf(x), no cancellation below 0.5
+  return blend(a < 0.5f, small, blend(x < 0.0f, 2.0f - tail, tail));
 }
 
-// 0.5 x (1 + erf(x/√2)) = x Φ(x), with Φ(x) = erfc(-x/√2)/2.
+// 0.5 x (1 + erf(x/√2)) = x Φ(x), with Φ(x) = erfc(-x/√2)/2 for |x|/√2 >= 0.5,
+// which cancels on neither side: the left tail keeps its relative accuracy.
 template <FloatLanes V>
 V gelu_erf(V x) {
   using namespace detail;
   V xt = clamp(x, V(-15.0f), V(15.0f));  // beyond, Φ is 0 or 1 in float
-  V y = abs(xt) * kSqrt1_2;
+  V a = abs(xt);
+  V t = fma(a, V(kSqrt1_2), V(-3.0f)) / fma(a, V(kSqrt1_2), V(3.0f));  // y = |x|/√2 unrounded
   V h = xt * xt;  // y² = (h + l)/2 exactly
   V g;
-  V r = erfc_tail(y, h * 0.5f, fma(xt, xt, -h) * 0.5f, g);
-  V small = x * fma(flip_sign(erf_small(y), xt), V(0.5f), V(0.5f));
-  V neg = (0.5f * xt * r) * g;  // scaled before g: g may be denormal
-  V pos = x * (1.0f - (0.5f * r) * g);
+  V r = erfc_tail(t, h * 0.5f, fma(xt, xt, -h) * 0.5f, g);  // erfc(|x|/√2) = r g
+  V neg = (0.5f * xt * r) * g;                             // scaled before g: g may be denormal
+  V pos = x * fma(-0.5f * r, g, V(1.0f));
+  V y = a * kSqrt1_2;
+  V small = x * fma(flip_sign(erf_small(y), x), V(0.5f), V(0.5f));
   return blend(y < 0.5f, small, blend(x < 0.0f, neg, pos));
 }
 

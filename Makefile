@@ -1,0 +1,59 @@
+# ember's front door. Each target installs what it needs (tools/bootstrap.sh).
+#   make demo       build and run the demo
+#   make test       build everything and run the unit, golden and cuda tests (CUDA tests skip without a GPU)
+#   make test-slow  the tests labelled slow
+#   make sanitize   ASan + UBSan build, unit tests
+#   make bench      build and run the benchmarks (and the libtorch side-by-side when libtorch is installed)
+#   make install    install into build/install (or PREFIX=...)
+
+PRESET ?= release
+BUILD := build/$(PRESET)
+PREFIX ?= $(CURDIR)/build/install
+JOBS ?= $(shell nproc)
+CTEST := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+.PHONY: all bootstrap configure build demo test test-slow sanitize bench install embed-check clean
+
+all: build
+
+bootstrap:
+	@tools/bootstrap.sh
+
+configure: bootstrap
+	@cmake --preset $(PRESET) > /dev/null
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/examples/quickstart
+
+test: build
+	$(CTEST) -L 'unit|golden|cuda'
+	$(MAKE) --no-print-directory embed-check
+
+test-slow: build
+	$(CTEST) -L slow
+
+# Installs ember, then builds and runs examples/embed against the installed tree.
+embed-check: install
+	cmake -S examples/embed -B build/embed -DCMAKE_PREFIX_PATH=$(PREFIX) > /dev/null
+	cmake --build build/embed -j $(JOBS)
+	build/embed/embed_example
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX) > /dev/null
+
+sanitize: bootstrap
+	cmake --preset sanitize > /dev/null
+	cmake --build build/sanitize -j $(JOBS) --target ember_unit_tests
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build/sanitize --output-on-failure -j $(JOBS) -L unit
+
+bench: configure
+	@tools/bootstrap.sh bench
+	cmake --preset $(PRESET) -DEMBER_BENCH_LIBTORCH=ON > /dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+	bench/run_all.sh $(BUILD)
+
+clean:
+	rm -rf build

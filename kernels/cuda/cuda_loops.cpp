@@ -1,0 +1,62 @@
+// The host half of the elementwise launcher (Note [CUDA elementwise launcher]
+// in cuda_loops.h): kernel choice, parameters, grid size, splitting. It is
+// the same for every functor, so it is compiled once, here, by the host
+// compiler; each functor only adds its two kernels and their launch stubs.
+#include <algorithm>
+
+#include "kernels/cuda/cuda_loops.h"
+#include "kernels/cuda/cuda_utils.h"
+
+namespace ember::cuda {
+namespace {
+
+// Blocks for a grid-stride loop over `work` thread-sized items: enough to fill
+// the device a few times over, no more.
+unsigned grid_size(int64_t work, int device) {
+  const int64_t max_blocks = static_cast<int64_t>(multiprocessor_count(device)) * 16;
+  const int64_t blocks = (work + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, max_blocks)));
+}
+
+bool aligned(const void* p, DType t) {
+  return reinterpret_cast<uintptr_t>(p) % (element_size(t) * kVec) == 0;
+}
+
+}  // namespace
+
+void run_elementwise(const ElementwiseArgs& a, const void* functor, const ElementwiseKernels& kernels, const char* op) {
+  if (a.numel == 0) return;
+  InputMode modes[kMaxInputs];
+  if (contiguous_modes(a, modes)) {
+    ContiguousParams p{};
+    p.out = a.data[0];
+    p.n = a.numel;
+    bool vectorize = aligned(a.data[0], a.dtypes[0]);
+    for (int i = 0; i < a.num_inputs; ++i) {
+      p.in[i] = a.data[i + 1];
+      p.value[i] = a.value[i + 1];
+      p.mode[i] = modes[i];
+      if (modes[i] == InputMode::Contiguous) vectorize = vectorize && aligned(a.data[i + 1], a.dtypes[i + 1]);
+    }
+    p.vectorize = vectorize;
+    kernels.contiguous(functor, p, grid_size((a.numel + kVec - 1) / kVec, a.device));
+    EMBER_CUDA_CHECK_LAUNCH(op, "contiguous_kernel");
+    return;
+  }
+  for_each_strided_piece(a, [&](const ElementwiseArgs& piece) {
+    StridedParams p{};
+    p.ndim = piece.ndim;
+    p.n = static_cast<uint32_t>(piece.numel);
+    for (int d = 0; d < piece.ndim; ++d) p.sizes[d] = IntDivider(static_cast<uint32_t>(piece.sizes[d]));
+    for (int o = 0; o < piece.num_operands(); ++o) {
+      p.data[o] = piece.data[o];
+      p.value[o] = piece.value[o];
+      p.by_value[o] = piece.by_value[o];
+      for (int d = 0; d < piece.ndim; ++d) p.strides[d][o] = piece.strides[o][d];
+    }
+    kernels.strided(functor, p, grid_size(piece.numel, a.device));
+    EMBER_CUDA_CHECK_LAUNCH(op, "strided_kernel");
+  });
+}
+
+}  // namespace ember::cuda

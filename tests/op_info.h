@@ -1,0 +1,161 @@
+// The op-info table: one row per dispatched op, saying what the op promises.
+//
+// Note [The op-info table]
+// A row is data. It names an op as the dispatcher does ("add", "add_",
+// "max_dim", "std"), lists the dtypes that have a CPU kernel, the ones of
+// those the op refuses with an ember::Error (as PyTorch does: neg of a bool
+// tensor, exp_ of an int tensor), the dtype of its first result for inputs
+// of a dtype, and two functions:
+//   samples(dtype, size)  argument lists in schema order (a boxed Stack):
+//                         contiguous, broadcast, transposed, step-sliced,
+//                         empty and 0-d inputs, Scalar operands, and special
+//                         values (0, -0, +-inf, NaN) for floating dtypes;
+//   reference(args)       the outputs, computed element by element on the
+//                         host in double (int64 for integer and bool
+//                         results) from the raw input values, never with
+//                         ember ops; or the error the op must raise.
+// Random ops have a property check (range, moments, reproducibility)
+// instead of a reference. The generic tests (tests/test_opinfo.cpp) call
+// every sample through the dispatcher's boxed path, so a row also pins the
+// op's schema. A later issue adds a `differentiable` flag and runs gradcheck
+// on the same samples.
+//
+// Known disagreements with PyTorch are listed in the row (`divergences`):
+// the test expects the mismatch, and fails once the kernel is fixed, so the
+// entry gets deleted rather than forgotten.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ivalue.h"
+#include "ember/ember.h"
+
+namespace ember::testing {
+
+// A tensor's values, read from its memory through sizes and strides.
+struct HostTensor {
+  std::vector<int64_t> shape;
+  DType dtype = DType::Float32;
+  std::vector<double> f;   // the values of a floating tensor
+  std::vector<int64_t> i;  // the values of an integer or bool tensor (exact)
+
+  HostTensor() = default;
+  HostTensor(std::vector<int64_t> shape, DType dtype);  // all zeros
+  int64_t numel() const;
+  int64_t dim() const { return static_cast<int64_t>(shape.size()); }
+  bool floating() const { return is_floating_point(dtype); }
+  double at(int64_t k) const { return floating() ? f[k] : static_cast<double>(i[k]); }
+  int64_t at_int(int64_t k) const { return floating() ? static_cast<int64_t>(f[k]) : i[k]; }
+  // Store as a C++ conversion to the dtype would: integers truncate and wrap,
+  // bool is "nonzero" (NaN is true). f16/bf16 keep the exact double.
+  void set(int64_t k, double v);
+  void set_int(int64_t k, int64_t v);
+};
+HostTensor to_host(const Tensor& t);
+
+// One call of an op.
+struct Sample {
+  std::string name{};               // "contiguous", "broadcast", "transposed", "empty", "0d", "special", ...
+  Stack args{};                     // every argument, in schema order
+  std::optional<DType> out_dtype{}; // output 0's dtype when the sample overrides the row's rule
+  std::string error{};              // non-empty: a bad input; the op must raise an ember::Error containing this
+};
+
+enum class SampleSize : uint8_t { Small, Large };  // Large: ~100k elements, for the thread-count test
+
+// The sample's arguments as the reference sees them: tensors on the host.
+class RefArgs {
+ public:
+  RefArgs(const Sample& s, DType out_dtype) : out(out_dtype), s_(s) {}
+  const DType out;  // the declared dtype of output 0
+
+  HostTensor tensor(size_t i) const;
+  std::vector<std::optional<HostTensor>> tensors(size_t i) const;  // undefined entries are nullopt
+  bool is_none(size_t i) const { return s_.args.at(i).is_none(); }
+  double number(size_t i) const;    // a Scalar, float, int or bool
+  int64_t integer(size_t i) const;  // an int, bool or Scalar (truncated)
+  bool flag(size_t i) const;
+  std::vector<int64_t> ints(size_t i) const;
+  std::string str(size_t i) const;
+  std::optional<DType> dtype_arg(size_t i) const;
+  const Sample& sample() const { return s_; }
+
+ private:
+  const Sample& s_;
+};
+
+// What a sample must give: its outputs, or an ember::Error (whose message
+// contains `error_part`).
+struct Expected {
+  std::vector<HostTensor> outputs{};
+  bool fails = false;
+  std::string error_part{};
+  static Expected raises(std::string part) { return {{}, true, std::move(part)}; }
+};
+
+enum class OpKind : uint8_t {
+  Functional,  // returns new tensors
+  InPlace,     // writes argument 0 and returns it
+  View,        // output 0 shares argument 0's storage
+  Random,      // in place, checked by properties instead of a reference
+};
+
+// A known disagreement with PyTorch: for `sample` (and `dtypes`, all when
+// empty) ember's output differs from the reference, which follows torch.
+struct Divergence {
+  std::string sample{};
+  std::vector<DType> dtypes{};
+  std::string what{};  // the input, torch's result and ember's
+};
+
+struct OpInfo {
+  std::string name{};            // the dispatcher's name
+  std::vector<DType> dtypes{};   // dtypes with a CPU kernel
+  std::vector<DType> rejects{};  // of those, the ones the op refuses with an error
+  DType (*out_dtype)(DType) = nullptr;
+  OpKind kind = OpKind::Functional;
+  std::function<std::vector<Sample>(DType, SampleSize)> samples{};
+  std::function<Expected(const RefArgs&)> reference{};  // Random rows: only the errors
+  // Random rows: properties of the outputs of a sample (run on a fresh copy of its arguments).
+  std::function<::testing::AssertionResult(const Sample&, const TensorList&)> check{};
+  double tolerance_scale = 1;  // more for long reductions and matmuls
+  std::vector<Divergence> divergences{};
+
+  // The row's samples for `dtype`, from inputs seeded by the op's name and the dtype.
+  std::vector<Sample> make_samples(DType dtype, SampleSize size) const;
+  bool rejects_dtype(DType t) const;
+  const Divergence* divergence(const std::string& sample, DType t) const;
+};
+
+const std::vector<OpInfo>& op_infos();
+const OpInfo* find_op_info(std::string_view name);
+
+// Output-dtype rules.
+DType same_dtype(DType t);
+DType bool_dtype(DType t);
+DType int64_dtype(DType t);
+DType float_of_int(DType t);   // integers and bool -> float32 (exp, div)
+DType int64_of_int(DType t);   // integers and bool -> int64 (sum, cumsum)
+DType bool_or_uint8(DType t);  // all, any: uint8 stays uint8
+
+// Runs a sample through the dispatcher (a boxed call on a copy of its
+// arguments); returns every output.
+TensorList run_sample(const OpInfo& op, const Sample& s);
+TensorList run_sample(const std::string& op, const Sample& s);
+// A fresh copy of a sample: tensor arguments cloned (for in-place and random ops).
+Sample copy_sample(const Sample& s);
+
+// Compares an output with the reference: shape, dtype and values (per-dtype
+// tolerances times `scale`; integers and bool exactly; NaN matches NaN).
+::testing::AssertionResult matches(const HostTensor& actual, const HostTensor& expected, double scale = 1);
+// True when two tensors have the same shape, dtype and bits, element by element.
+bool bitwise_equal(const Tensor& a, const Tensor& b);
+
+}  // namespace ember::testing

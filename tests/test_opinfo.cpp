@@ -1,0 +1,251 @@
+// Generic tests driven by the op-info table (tests/op_info.h): one instance
+// per row, named after the op (OpInfo/OpInfoTest.MatchesReference/add_).
+//
+//   DispatchTableMatchesOpInfo  the dtypes with a CPU kernel are the row's dtypes
+//   EveryDispatchedOpHasARow    a new op without a row fails, naming it
+//   MatchesReference            every dtype and sample against the reference:
+//                               shape, dtype, values; errors for refused dtypes
+//                               and bad inputs; in place: self updated, returned,
+//                               version bumped; views share storage
+//   ThreadCountInvariance       1 and 2 threads give the same bits (large samples)
+// A summary line at the end says how much was checked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "core/dispatcher.h"
+#include "ember/parallel.h"
+#include "tests/op_info.h"
+
+namespace ember::testing {
+namespace {
+
+struct Counts {
+  std::set<std::string> ops;
+  int64_t cases = 0, error_cases = 0, thread_cases = 0;
+};
+Counts& counts() {
+  static Counts c;
+  return c;
+}
+
+class OpInfoSummary : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const Counts& c = counts();
+    if (c.ops.empty()) return;
+    std::cout << "[ op-info  ] " << c.ops.size() << " ops: " << c.cases << " (op, dtype, sample) cases checked ("
+              << c.cases - c.error_cases << " against the reference, " << c.error_cases << " expected errors), "
+              << c.thread_cases << " large samples bitwise equal on 1 and 2 threads\n";
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kSummary = ::testing::AddGlobalTestEnvironment(new OpInfoSummary);
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string dtype_list(std::vector<DType> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::string> names;
+  for (DType t : v) names.emplace_back(dtype_name(t));
+  return "[" + join(names) + "]";
+}
+
+// The op's name as its error messages spell it (the public function's name):
+// "add_" -> "add", "max_dim" -> "max", "div_mode" -> "div".
+std::string error_name(std::string name) {
+  while (name.ends_with("_")) name.pop_back();
+  for (const char* suffix : {"_dim", "_mode"}) {
+    if (name.ends_with(suffix)) name.resize(name.size() - std::strlen(suffix));
+  }
+  return name;
+}
+
+// The input whose storage `out` shares, if any.
+const Tensor* aliased_input(const TensorList& inputs, const Tensor& out) {
+  for (const Tensor& in : inputs) {
+    if (in.defined() && in.numel() > 0 && in.impl()->storage().get() == out.impl()->storage().get()) return &in;
+  }
+  return nullptr;
+}
+
+TensorList input_tensors(const Sample& s) {
+  TensorList out;
+  for (const IValue& v : s.args) {
+    if (v.is_tensor()) out.push_back(v.tensor());
+    else if (v.is_tensor_list()) out.insert(out.end(), v.tensor_list().begin(), v.tensor_list().end());
+  }
+  return out;
+}
+
+// Everything wrong with one sample's run ("" when it behaves as the row says).
+std::string problems_of(const OpInfo& row, DType t, const Sample& s) {
+  const DType declared = s.out_dtype.value_or(row.out_dtype(t));
+  Expected want;
+  if (row.rejects_dtype(t)) want = Expected::raises("");
+  else if (!s.error.empty()) want = Expected::raises(s.error);
+  else if (row.reference) want = row.reference(RefArgs(s, declared));  // before the op can write its inputs
+
+  const Tensor self = !s.args.empty() && s.args[0].is_tensor() ? s.args[0].tensor() : Tensor();
+  const uint32_t version = self.defined() ? self._version() : 0;
+  const TensorList inputs = input_tensors(s);
+  TensorList outs;
+  try {
+    outs = run_sample(row, s);
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    if (!want.fails) return "unexpected ember::Error: " + msg;
+    ++counts().error_cases;
+    if (msg.find(want.error_part) == std::string::npos) return "message '" + msg + "' lacks '" + want.error_part + "'";
+    if (msg.find(error_name(row.name)) == std::string::npos) return "message '" + msg + "' does not name the op";
+    return "";
+  } catch (const std::exception& e) {
+    return std::string("unexpected exception (not an ember::Error): ") + e.what();
+  }
+  if (want.fails) {
+    if (row.rejects_dtype(t)) return "expected an ember::Error: the row refuses this dtype";
+    return "expected an ember::Error" + (want.error_part.empty() ? "" : " containing '" + want.error_part + "'");
+  }
+  std::string p;
+  auto problem = [&](const std::string& what) { p += (p.empty() ? "" : "; ") + what; };
+  if (row.kind == OpKind::InPlace || row.kind == OpKind::Random) {
+    if (outs.empty() || !outs[0].is_same(self)) problem("an in-place op must return self");
+    if (self._version() <= version) problem("an in-place op must bump the version");
+  }
+  if (row.kind == OpKind::Random) {
+    const ::testing::AssertionResult ok = row.check(s, outs);
+    if (!ok) problem(ok.message());
+    return p;
+  }
+  if (outs.size() != want.outputs.size()) {
+    problem(std::to_string(outs.size()) + " outputs, expected " + std::to_string(want.outputs.size()));
+    return p;
+  }
+  if (want.outputs[0].dtype != declared) problem("the reference disagrees with the row's output dtype");
+  if (row.kind == OpKind::View && outs[0].impl()->storage().get() != self.impl()->storage().get())
+    problem("a view must share self's storage");
+  if (row.kind == OpKind::Functional) {
+    for (const Tensor& out : outs) {
+      if (out.numel() > 0 && aliased_input(inputs, out) != nullptr) problem("an output aliases an input");
+    }
+  }
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const ::testing::AssertionResult m = matches(to_host(outs[k]), want.outputs[k], row.tolerance_scale);
+    if (!m) problem("output " + std::to_string(k) + ": " + m.message());
+  }
+  if (row.kind == OpKind::InPlace) {
+    const ::testing::AssertionResult m = matches(to_host(self), want.outputs[0], row.tolerance_scale);
+    if (!m) problem("self after the op: " + std::string(m.message()));
+  }
+  return p;
+}
+
+void check_sample(const OpInfo& row, DType t, const Sample& s) {
+  SCOPED_TRACE(row.name + "(" + std::string(dtype_name(t)) + ") sample '" + s.name + "'");
+  ++counts().cases;
+  const std::string problems = problems_of(row, t, s);
+  if (const Divergence* d = row.divergence(s.name, t)) {
+    EXPECT_FALSE(problems.empty()) << "the known divergence '" << d->what
+                                   << "' is gone: delete it from the row in tests/op_info.cpp";
+  } else {
+    EXPECT_TRUE(problems.empty()) << problems;
+  }
+}
+
+class OpInfoTest : public ::testing::TestWithParam<const OpInfo*> {};
+
+TEST_P(OpInfoTest, DispatchTableMatchesOpInfo) {
+  const OpInfo& row = *GetParam();
+  const OpEntry* op = Dispatcher::instance().find(row.name);
+  ASSERT_NE(op, nullptr) << "the row names no dispatched op";
+  std::vector<DType> registered;
+  for (int k = 0; k < kNumDTypes; ++k) {
+    const DType t = static_cast<DType>(k);
+    if (op->backend_kernel(DispatchKey::CPU, t).present()) registered.push_back(t);
+  }
+  EXPECT_EQ(dtype_list(registered), dtype_list(row.dtypes)) << "CPU kernels vs the op-info row's dtypes";
+  for (DType t : row.rejects) {
+    EXPECT_NE(std::find(row.dtypes.begin(), row.dtypes.end(), t), row.dtypes.end())
+        << "refuses " << t << ", which has no kernel anyway";
+  }
+}
+
+TEST(OpInfo, EveryDispatchedOpHasARow) {
+  std::vector<std::string> missing;
+  for (const OpEntry* op : Dispatcher::instance().ops()) {
+    if (find_op_info(op->name()) == nullptr) missing.push_back(op->name());
+  }
+  EXPECT_TRUE(missing.empty()) << "dispatched ops without an op-info row in tests/op_info.cpp: " << join(missing);
+}
+
+TEST_P(OpInfoTest, MatchesReference) {
+  const OpInfo& row = *GetParam();
+  counts().ops.insert(row.name);
+  for (DType t : row.dtypes) {
+    for (const Sample& s : row.make_samples(t, SampleSize::Small)) check_sample(row, t, s);
+  }
+}
+
+// Restores the thread count when a test ends.
+class ThreadCountGuard {
+ public:
+  ThreadCountGuard() : saved_(get_num_threads()) {}
+  ~ThreadCountGuard() { set_num_threads(saved_); }
+
+ private:
+  int saved_;
+};
+
+TEST_P(OpInfoTest, ThreadCountInvariance) {
+  const OpInfo& row = *GetParam();
+  std::vector<DType> dtypes;  // float32 (or the first dtype the op takes), and an integer dtype
+  for (DType t : row.dtypes) {
+    if (!row.rejects_dtype(t)) dtypes.push_back(t);
+  }
+  ASSERT_FALSE(dtypes.empty());
+  const bool has_f32 = std::find(dtypes.begin(), dtypes.end(), DType::Float32) != dtypes.end();
+  const DType first = has_f32 ? DType::Float32 : dtypes[0];
+  std::vector<DType> chosen = {first};
+  for (DType t : {DType::Int64, DType::Int32, DType::UInt8}) {
+    if (t != first && std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end()) {
+      chosen.push_back(t);
+      break;
+    }
+  }
+  ThreadCountGuard guard;
+  for (DType t : chosen) {
+    // Two identical sets of samples: in-place ops write their inputs.
+    const std::vector<Sample> one = row.make_samples(t, SampleSize::Large);
+    const std::vector<Sample> two = row.make_samples(t, SampleSize::Large);
+    ASSERT_FALSE(one.empty());
+    for (size_t k = 0; k < one.size(); ++k) {
+      SCOPED_TRACE(row.name + "(" + std::string(dtype_name(t)) + ") sample '" + one[k].name + "'");
+      set_num_threads(1);
+      const TensorList a = run_sample(row, one[k]);
+      set_num_threads(2);
+      const TensorList b = run_sample(row, two[k]);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t j = 0; j < a.size(); ++j) EXPECT_TRUE(bitwise_equal(a[j], b[j])) << "output " << j;
+      ++counts().thread_cases;
+    }
+  }
+}
+
+std::vector<const OpInfo*> rows() {
+  std::vector<const OpInfo*> out;
+  for (const OpInfo& r : op_infos()) out.push_back(&r);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(OpInfo, OpInfoTest, ::testing::ValuesIn(rows()),
+                         [](const ::testing::TestParamInfo<const OpInfo*>& info) { return info.param->name; });
+
+}  // namespace
+}  // namespace ember::testing
