@@ -7,6 +7,7 @@
 // EMBER_CPU_CACHE_LIMIT_MB), in which case it is returned to the system.
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -28,7 +29,8 @@ size_t round_size(size_t n) {
   if (n > kLargeThreshold) return (n + kHugePage - 1) / kHugePage * kHugePage;
   // Four steps per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k.
   const int top = 63 - __builtin_clzll(n - 1);
-  const size_t step = size_t{1} << (top - 2);
+  // Steps of at least the alignment: aligned_alloc needs a multiple of it.
+  const size_t step = std::max(size_t{1} << (top - 2), kAlignment);
   return (n + step - 1) / step * step;
 }
 

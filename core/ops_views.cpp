@@ -156,6 +156,9 @@ Tensor Tensor::to(Device d, DType t) const {
 
 namespace {
 
+// Bool (and, as in PyTorch, uint8) index tensors are masks.
+bool is_mask(const Tensor& t) { return t.dtype() == DType::Bool || t.dtype() == DType::UInt8; }
+
 // Applies the basic (view) parts of an index and collects tensor indices per
 // result dim for the advanced part. Returns the view.
 Tensor apply_basic_indices(const Tensor& self, const std::vector<TensorIndex>& indices, TensorList& advanced) {
@@ -165,7 +168,7 @@ Tensor apply_basic_indices(const Tensor& self, const std::vector<TensorIndex>& i
     if (k == TensorIndex::Kind::Ellipsis) {
       EMBER_CHECK(ellipsis_at < 0, "index: an index can only have a single ellipsis");
       ellipsis_at = static_cast<int64_t>(i);
-    } else if (k == TensorIndex::Kind::Tensor && indices[i].tensor().dtype() == DType::Bool) {
+    } else if (k == TensorIndex::Kind::Tensor && is_mask(indices[i].tensor())) {
       consumed += indices[i].tensor().dim();
     } else if (k != TensorIndex::Kind::None && k != TensorIndex::Kind::Boolean) {
       ++consumed;
@@ -205,7 +208,13 @@ Tensor apply_basic_indices(const Tensor& self, const std::vector<TensorIndex>& i
       }
       case TensorIndex::Kind::Tensor: {
         const Tensor& it = idx.tensor();
-        if (it.dtype() == DType::Bool) {
+        if (is_mask(it) && it.dim() == 0) {
+          // A 0-d mask adds a dim of size 1 (true) or 0 (false), like a Python bool.
+          t = t.unsqueeze(d);
+          if (!it.item<bool>()) t = t.slice(d, 0, 0);
+          advanced.resize(d + 1);
+          ++d;
+        } else if (is_mask(it)) {
           // A mask over the next it.dim() dims: one long index per dim.
           Tensor nz = op::nonzero.call(it);  // (n, it.dim())
           for (int64_t j = 0; j < it.dim(); ++j) {

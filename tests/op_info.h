@@ -123,7 +123,7 @@ struct OpInfo {
   OpKind kind = OpKind::Functional;
   std::function<std::vector<Sample>(DType, SampleSize)> samples{};
   std::function<Expected(const RefArgs&)> reference{};  // Random rows: only the errors
-  // Random rows: properties of the outputs of a sample (run on a fresh copy of its arguments).
+  // Random rows: properties of a sample's outputs (the check may run fresh copies of the sample).
   std::function<::testing::AssertionResult(const Sample&, const TensorList&)> check{};
   double tolerance_scale = 1;  // more for long reductions and matmuls
   std::vector<Divergence> divergences{};
@@ -145,15 +145,18 @@ DType float_of_int(DType t);   // integers and bool -> float32 (exp, div)
 DType int64_of_int(DType t);   // integers and bool -> int64 (sum, cumsum)
 DType bool_or_uint8(DType t);  // all, any: uint8 stays uint8
 
-// Runs a sample through the dispatcher (a boxed call on a copy of its
-// arguments); returns every output.
+// Runs a sample through the dispatcher (a boxed call; the Stack is copied but
+// its tensors are shared, so an in-place op writes the sample's); returns
+// every output.
 TensorList run_sample(const OpInfo& op, const Sample& s);
 TensorList run_sample(const std::string& op, const Sample& s);
 // A fresh copy of a sample: tensor arguments cloned (for in-place and random ops).
 Sample copy_sample(const Sample& s);
 
-// Compares an output with the reference: shape, dtype and values (per-dtype
-// tolerances times `scale`; integers and bool exactly; NaN matches NaN).
+// Compares an output with the reference: shape, dtype, and values, exactly
+// for integers and bool, else |actual - expected| <= rtol * (1 + |expected|)
+// with rtol 1e-5 (f32), 1e-12 (f64), 1e-2 (f16, bf16) times `scale`, the
+// expected value first rounded to the dtype; NaN matches NaN, inf only inf.
 ::testing::AssertionResult matches(const HostTensor& actual, const HostTensor& expected, double scale = 1);
 // True when two tensors have the same shape, dtype and bits, element by element.
 bool bitwise_equal(const Tensor& a, const Tensor& b);

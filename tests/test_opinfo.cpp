@@ -15,7 +15,6 @@
 #include <cstring>
 #include <iostream>
 #include <set>
-#include <sstream>
 
 #include "core/dispatcher.h"
 #include "ember/parallel.h"

@@ -243,6 +243,15 @@ TEST(Reduce, SumWithDtypeConvertsTheInputFirst) {
   EXPECT_EQ(u.sum().item<int64_t>(), 300);                  // int64 by default
   EXPECT_EQ(u.sum({}, false, kUInt8).item<int64_t>(), 44);  // wraps as uint8, like PyTorch
   EXPECT_EQ(make({3}, {1, 0, 1}, kBool).sum({}, false, kBool).dtype(), kBool);
+  // int64 overflow wraps around, as in PyTorch.
+  Tensor big = empty({2}, kInt64);
+  big.data_ptr<int64_t>()[0] = std::numeric_limits<int64_t>::max();
+  big.data_ptr<int64_t>()[1] = 1;
+  EXPECT_EQ(big.sum().item<int64_t>(), std::numeric_limits<int64_t>::min());
+  big.data_ptr<int64_t>()[0] = int64_t{1} << 62;
+  big.data_ptr<int64_t>()[1] = 4;
+  EXPECT_EQ(big.prod().item<int64_t>(), 0);
+  EXPECT_EQ(values(big.cumprod(0))[1], 0.0);
 }
 
 TEST(Reduce, SumOfEmptyIsZeroAndNaNInfPropagate) {

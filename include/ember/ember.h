@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ember/allocator.h"
+#include "ember/cuda.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"

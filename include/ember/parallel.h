@@ -27,7 +27,9 @@ namespace detail {
 class ChunkFn {
  public:
   template <class F>
-  ChunkFn(F& f) : obj_(&f), call_([](void* o, int64_t b, int64_t e) { (*static_cast<F*>(o))(b, e); }) {}
+  ChunkFn(F& f)
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, int64_t b, int64_t e) { (*static_cast<F*>(o))(b, e); }) {}
   void operator()(int64_t b, int64_t e) const { call_(obj_, b, e); }
 
  private:

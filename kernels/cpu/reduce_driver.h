@@ -33,6 +33,7 @@
 #include "core/dtype_dispatch.h"
 #include "ember/parallel.h"
 #include "kernels/cpu/reduce_plan.h"
+#include "kernels/cpu/vec.h"  // first: it includes <immintrin.h> with GCC 12's AVX-512 warnings silenced
 
 #if defined(__F16C__)
 #include <immintrin.h>

@@ -22,13 +22,15 @@ namespace {
 constexpr size_t kMinBlock = 512;
 constexpr size_t kSmallLimit = size_t{1} << 20;
 constexpr size_t kLargeStep = size_t{2} << 20;
-constexpr int kMaxDevices = 64;  // a block's context packs the device into its size's low bits (sizes are multiples of 512)
+// A block's deleter context packs the device into the low bits of its size (a multiple of 512).
+constexpr int kMaxDevices = 64;
 
 std::string format_bytes(int64_t n) {
+  constexpr double kMiB = 1 << 20, kGiB = 1 << 30;
   std::ostringstream os;
   os.precision(2);
-  if (n >= (int64_t{1} << 30)) os << std::fixed << static_cast<double>(n) / static_cast<double>(int64_t{1} << 30) << " GiB";
-  else if (n >= (int64_t{1} << 20)) os << std::fixed << static_cast<double>(n) / static_cast<double>(int64_t{1} << 20) << " MiB";
+  if (n >= (int64_t{1} << 30)) os << std::fixed << static_cast<double>(n) / kGiB << " GiB";
+  else if (n >= (int64_t{1} << 20)) os << std::fixed << static_cast<double>(n) / kMiB << " MiB";
   else os << n << " bytes";
   return os.str();
 }

@@ -129,8 +129,9 @@ inline bool contiguous_modes(const ElementwiseArgs& a, InputMode* modes) {
   const bool single = a.numel == 1;  // any stride reaches element 0
   if (!single && a.strides[0][0] != static_cast<int64_t>(element_size(a.dtypes[0]))) return false;
   for (int i = 1; i <= a.num_inputs; ++i) {
+    const bool contiguous = single || a.strides[i][0] == static_cast<int64_t>(element_size(a.dtypes[i]));
     if (a.by_value[i]) modes[i - 1] = InputMode::ByValue;
-    else if (single || a.strides[i][0] == static_cast<int64_t>(element_size(a.dtypes[i]))) modes[i - 1] = InputMode::Contiguous;
+    else if (contiguous) modes[i - 1] = InputMode::Contiguous;
     else if (a.strides[i][0] == 0) modes[i - 1] = InputMode::Broadcast;
     else return false;
   }
