@@ -1877,12 +1877,15 @@ Expected scan_ref(const RefArgs& a, bool prod) {
 
 void add_reduction_rows(std::vector<OpInfo>& rows) {
   const double kRedTol = 10;  // sums of up to 60 values in float32
+  // Products of integers take values in [-1, 1]: a product of 60 values in [-9, 9] overflows int64.
   auto red_row = [&](std::string name, std::vector<DType> rejects, DType (*out)(DType), RedStyle st,
                      std::function<Expected(const RefArgs&)> ref,
                      std::function<std::vector<Sample>(DType, SampleSize)> extra = nullptr) {
+    const Domain int_domain = name == "prod" || name == "cumprod" ? Domain::Unit : Domain::Any;
     rows.push_back({.name = std::move(name), .dtypes = kAll, .rejects = std::move(rejects), .out_dtype = out,
-                    .samples = [st, extra](DType t, SampleSize size) {
-                      std::vector<Sample> s = reduction_samples(st, t, size);
+                    .samples = [st, extra, int_domain](DType t, SampleSize size) {
+                      const Domain d = is_floating_point(t) ? Domain::Any : int_domain;
+                      std::vector<Sample> s = reduction_samples(st, t, size, d);
                       return extra ? joined(s, extra(t, size)) : s;
                     },
                     .reference = std::move(ref), .tolerance_scale = kRedTol});

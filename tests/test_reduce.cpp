@@ -577,6 +577,7 @@ TEST(Reduce, EveryDriverLoopMatchesTheReference) {
       {"columns_blocks", random({9, 3, 4200}, kFloat32, 52), {1}},
       {"columns_blocks_row_chunks", random({130, 4100}, kFloat32, 49), {0}},
       {"columns_transposed", random({129, 300}, kFloat32, 50).t(), {1}},
+      {"columns_several_reduced_dims", random({7, 11, 40}, kFloat32, 53).slice(1, 0, 11, 2), {0, 1}},
       {"expanded", random({1, 64}, kFloat32, 51).expand({50, 64}), {0}},
   };
   for (const Case& c : cases) {

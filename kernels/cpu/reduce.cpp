@@ -23,14 +23,13 @@ namespace {
 
 using namespace cpu::reduce;
 
-// Runs `op` over `in` (stored as T) reduced over `mask`, writing op.project() into `out`.
-template <class T, class Op>
+// Runs `op` over `in` (stored as T) reduced over `mask`, writing op.project() into `out` (stored as O).
+template <class T, class O = T, class Op>
 void reduce_into(const Tensor& in, uint64_t mask, const Tensor& out, const Op& op) {
   const ReducePlan plan = make_plan(in.sizes(), in.strides(), mask);
   const T* x = static_cast<const T*>(in.data_ptr());
-  void* o = out.data_ptr();
-  const DType dt = out.dtype();
-  run_reduce(plan, x, op, [&](int64_t off, const typename Op::acc_t& a) { store_as(dt, o, off, op.project(a)); });
+  O* o = out.data_ptr<O>();
+  run_reduce(plan, x, op, [o, &op](int64_t off, const typename Op::acc_t& a) { o[off] = cast_to<O>(op.project(a)); });
 }
 
 Tensor make_result(const Tensor& self, uint64_t mask, bool keepdim, DType dtype) {
@@ -49,7 +48,10 @@ Tensor sum_like(const char* name, const Tensor& self, IntArrayRef dims, bool kee
   const DType out_dtype = dtype ? *dtype : is_integral(self.dtype(), true) ? DType::Int64 : self.dtype();
   const Tensor in = dtype ? self.to(*dtype) : self;
   Tensor out = make_result(self, mask, keepdim, out_dtype);
-  dispatch_dtype(in.dtype(), name, [&]<class T>() { reduce_into<T>(in, mask, out, Op<value_t<T>>{}); });
+  dispatch_dtype(in.dtype(), name, [&]<class T>() {
+    if (out_dtype == in.dtype()) reduce_into<T>(in, mask, out, Op<value_t<T>>{});
+    else reduce_into<T, int64_t>(in, mask, out, Op<value_t<T>>{});  // an integer input's default int64
+  });
   return out;
 }
 
@@ -99,7 +101,10 @@ template <bool kAll>
 Tensor logical_cpu(const char* name, const Tensor& self, IntArrayRef dims, bool keepdim) {
   const uint64_t mask = dim_mask(name, self, dims);
   Tensor out = make_result(self, mask, keepdim, self.dtype() == DType::UInt8 ? DType::UInt8 : DType::Bool);
-  dispatch_dtype(self.dtype(), name, [&]<class T>() { reduce_into<T>(self, mask, out, LogicalOp<kAll>{}); });
+  dispatch_dtype(self.dtype(), name, [&]<class T>() {
+    if (out.dtype() == DType::UInt8) reduce_into<T, uint8_t>(self, mask, out, LogicalOp<kAll>{});
+    else reduce_into<T, bool>(self, mask, out, LogicalOp<kAll>{});
+  });
   return out;
 }
 

@@ -18,10 +18,12 @@
 //    partials are combined as a balanced binary tree in chunk order (this
 //    also keeps float sums accurate: 16M floats are 1024 chunk partials,
 //    each the sum of 8 vector accumulators).
-//  - Columns: a task folds input rows into kColumnBlock accumulators, a
-//    group of kRowGroup rows at a time (each group summed on its own, then
-//    added to the total). With too few tasks to share, the rows are cut into
-//    fixed chunks whose partials are combined as a tree.
+//  - Columns: a task folds input rows into up to kColumnBlock accumulators
+//    (one per output), a group of kRowGroup rows at a time (each group
+//    folded on its own, then combined into the total). With fewer than
+//    kMinColumnTasks tasks, the rows are cut into fixed chunks (a whole
+//    number of groups, sized from the shape) whose partial rows are combined
+//    as a tree, elementwise.
 // Tasks are handed to parallel_for in fixed units, so 1 and 2 threads give
 // the same bits.
 #pragma once
@@ -31,9 +33,10 @@
 #include <type_traits>
 
 #include "core/dtype_dispatch.h"
+#include "ember/allocator.h"
 #include "ember/parallel.h"
 #include "kernels/cpu/reduce_plan.h"
-#include "kernels/cpu/vec.h"  // first: it includes <immintrin.h> with GCC 12's AVX-512 warnings silenced
+#include "kernels/cpu/vec.h"  // before <immintrin.h>: vec.h includes it with GCC 12 AVX-512 warnings silenced
 
 #if defined(__F16C__)
 #include <immintrin.h>
@@ -76,6 +79,21 @@ inline void load_block(const T* p, V* out, int64_t n) {
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = load_value<V>(p[i]);
 }
+
+// Scratch for n partial results, from the CPU caching allocator: a fresh
+// block would cost a page fault per 4 KiB on every call.
+template <class A>
+class PartialBuffer {
+ public:
+  static_assert(std::is_trivially_copyable_v<A> && std::is_trivially_destructible_v<A>);
+  explicit PartialBuffer(int64_t n)
+      : data_(get_allocator(Device::cpu())->allocate(static_cast<size_t>(n) * sizeof(A))) {}
+  A* get() const { return static_cast<A*>(data_.get()); }
+  A& operator[](int64_t i) const { return get()[i]; }
+
+ private:
+  DataPtr data_;
+};
 
 // Combines p[0..n) as a balanced binary tree, left to right.
 template <class Op>
@@ -226,7 +244,7 @@ class ReduceRun {
       return;
     }
     const int64_t nch = ceil_div(R, kChunk);
-    std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(K * nch)]);
+    PartialBuffer<acc_t> part(K * nch);
     parallel_for(0, K * nch, 1, [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
         const int64_t o = t / nch, c = t % nch;
@@ -261,20 +279,29 @@ class ReduceRun {
     acc_t* g = r1 - r0 <= kRowGroup ? acc : group;
     if (g != acc) std::fill(g, g + w, id);
     ReducedCounter rc(p_, r0);
-    int64_t in_group = 0;
-    for (int64_t r = r0; r < r1; ++r, rc.advance(1)) {
+    for (int64_t r = r0; r < r1;) {
+      // Groups start at multiples of kRowGroup from r0.
+      const int64_t group_end = std::min(r1, r + kRowGroup - (r - r0) % kRowGroup);
+      int64_t step = 1;
       if constexpr (std::is_same_v<T, V>) {
-        op_.columns(g, base + rc.off, w, r);
+        // Four rows of the same reduced dim at once, when they lie in this group.
+        if (r + 4 <= group_end && rc.inner() + 4 <= p_.rsize[0]) {
+          op_.columns4(g, base + rc.off, p_.rin[0], w, r);
+          step = 4;
+        } else {
+          op_.columns(g, base + rc.off, w, r);
+        }
       } else {
         load_block(base + rc.off, buf, w);
         op_.columns(g, buf, w, r);
       }
-      if (g != acc && (++in_group == kRowGroup || r + 1 == r1)) {
+      rc.advance(step);
+      r += step;
+      if (g != acc && r == group_end) {
         for (int64_t j = 0; j < w; ++j) {
           acc[j] = op_.combine(acc[j], g[j]);
           g[j] = id;
         }
-        in_group = 0;
       }
     }
     return {j0, w, out_off + j0 * p_.kout[0]};
@@ -318,7 +345,7 @@ class ReduceRun {
     }
     // Few tasks, many rows: fold chunks of rows apart, then combine the chunks' rows as a tree.
     const int64_t nch = ceil_div(R, rows_per_chunk);
-    std::unique_ptr<acc_t[]> part(new acc_t[static_cast<size_t>(tasks * nch * width)]);  // [tasks][nch][width]
+    PartialBuffer<acc_t> part(tasks * nch * width);  // [tasks][nch][width]
     parallel_for(0, tasks * nch, 1, [&](int64_t b, int64_t e) {
       Scratch s(width);
       for (int64_t i = b; i < e; ++i) {
@@ -352,19 +379,12 @@ void run_reduce(const ReducePlan& plan, const T* in, const Op& op, const Write& 
   ReduceRun<T, Op, Write>(plan, in, op, write).run();
 }
 
-// Stores v, converted, as element `off` of a buffer of dtype `dt`.
-template <class X>
-inline void store_as(DType dt, void* base, int64_t off, X v) {
-  switch (dt) {
-    case DType::Float32: static_cast<float*>(base)[off] = static_cast<float>(v); return;
-    case DType::Float64: static_cast<double*>(base)[off] = static_cast<double>(v); return;
-    case DType::Float16: static_cast<Half*>(base)[off] = Half(static_cast<float>(v)); return;
-    case DType::BFloat16: static_cast<BFloat16*>(base)[off] = BFloat16(static_cast<float>(v)); return;
-    case DType::Int32: static_cast<int32_t*>(base)[off] = static_cast<int32_t>(v); return;
-    case DType::Int64: static_cast<int64_t*>(base)[off] = static_cast<int64_t>(v); return;
-    case DType::UInt8: static_cast<uint8_t*>(base)[off] = static_cast<uint8_t>(v); return;
-    case DType::Bool: static_cast<bool*>(base)[off] = v != X(0); return;
-  }
+// v converted to an output element type (f16/bf16 through float, bool as v != 0).
+template <class O, class X>
+inline O cast_to(X v) {
+  if constexpr (std::is_same_v<O, Half> || std::is_same_v<O, BFloat16>) return O(static_cast<float>(v));
+  else if constexpr (std::is_same_v<O, bool>) return v != X(0);
+  else return static_cast<O>(v);
 }
 
 }  // namespace ember::cpu::reduce

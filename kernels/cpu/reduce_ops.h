@@ -82,6 +82,11 @@ struct FoldOp {
     const Derived& d = static_cast<const Derived&>(*this);
     for (int64_t j = 0; j < n; ++j) acc[j] = d.step(acc[j], x[j], idx);
   }
+  // Four rows at x, x + stride, x + 2 stride, x + 3 stride (reduced elements idx .. idx + 3).
+  void columns4(Acc* acc, const V* x, int64_t stride, int64_t n, int64_t idx) const {
+    const Derived& d = static_cast<const Derived&>(*this);
+    for (int k = 0; k < 4; ++k) d.columns(acc, x + k * stride, n, idx + k);
+  }
 };
 
 // Sum of f(x) over a contiguous float run, with 8 vector accumulators; f(0)
@@ -123,6 +128,19 @@ struct SumOp : FoldOp<SumOp<V>, V, sum_acc_t<V>> {
   Acc contiguous(const V* x, int64_t n, int64_t idx) const {
     if constexpr (std::is_same_v<V, float>) return vec_sum_map(x, n, [](vec::VecF v) { return v; });
     else return FoldOp<SumOp<V>, V, Acc>::contiguous(x, n, idx);
+  }
+  // One accumulator load and store per four rows: the rows are added in pairs first.
+  void columns4(Acc* acc, const V* x, int64_t stride, int64_t n, int64_t) const {
+    const V* __restrict x0 = x;
+    const V* __restrict x1 = x + stride;
+    const V* __restrict x2 = x + 2 * stride;
+    const V* __restrict x3 = x + 3 * stride;
+    Acc* __restrict a = acc;
+    for (int64_t j = 0; j < n; ++j) {
+      const Acc lo = wrap_add(static_cast<Acc>(x0[j]), static_cast<Acc>(x1[j]));
+      const Acc hi = wrap_add(static_cast<Acc>(x2[j]), static_cast<Acc>(x3[j]));
+      a[j] = wrap_add(a[j], wrap_add(lo, hi));
+    }
   }
   Acc project(Acc a) const {
     if constexpr (is_float_v<Acc>) {
