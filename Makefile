@@ -29,7 +29,7 @@ demo: build
 	$(BUILD)/examples/quickstart
 
 test: build
-	$(CTEST) -L 'unit|golden|cuda'
+	$(CTEST) -L 'unit|autograd|golden|cuda'
 	$(MAKE) --no-print-directory embed-check
 
 test-slow: build

@@ -94,6 +94,26 @@ int main(int argc, char** argv) {
     cases.push_back({"a.relu(), 1 element (overhead)", [=] { keep(ea.relu()); }, [=] { keep(ta.relu()); }});
     cases.push_back({"a.sum(), 1 element (overhead)", [=] { keep(ea.sum()); }, [=] { keep(ta.sum()); }});
   }
+  // Autograd overhead: recording a node per op, and a backward pass over a
+  // chain of 1,000 tiny nodes (the leaf's .grad is reset each time on both sides).
+  {
+    auto ea = ember::ones({1}).requires_grad_(), eb = ember::ones({1}).requires_grad_();
+    auto ta = torch::ones({1}, torch::requires_grad()), tb = torch::ones({1}, torch::requires_grad());
+    cases.push_back({"a + b, 1 element, requires grad", [=] { keep(ea + eb); }, [=] { keep(ta + tb); }});
+    auto ember_chain = [ex = ember::ones({1}).requires_grad_()] {
+      ember::Tensor h = ex;
+      for (int i = 0; i < 1000; ++i) h = i % 2 == 0 ? h * 1.0001 : h + 0.5;
+      h.backward();
+      ex.set_grad(ember::Tensor());
+    };
+    auto torch_chain = [tx = torch::ones({1}, torch::requires_grad())] {
+      torch::Tensor h = tx;
+      for (int i = 0; i < 1000; ++i) h = i % 2 == 0 ? h * 1.0001 : h + 0.5;
+      h.backward();
+      tx.mutable_grad().reset();
+    };
+    cases.push_back({"1,000-op chain, forward+backward", ember_chain, torch_chain});
+  }
   // Matmul.
   for (auto [m, k, n] : std::vector<std::array<int64_t, 3>>{{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024},
                                                             {2048, 2048, 2048}, {128, 784, 512}}) {

@@ -24,7 +24,8 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
     if (extent) extent += (sizes[i] - 1) * strides[i];
   }
   Tensor base = make_empty({extent}, o.dtype_, o.device_);
-  return make_view(base, sizes, strides, 0);
+  // Not a view: nothing else can see `base`.
+  return Tensor(make_intrusive<TensorImpl>(base.impl()->storage(), o.dtype_, sizes, strides, 0));
 }
 
 // zeros and ones take the options' dtype (float32 unless set); full infers it from the value.

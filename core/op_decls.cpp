@@ -3,6 +3,7 @@
 // file, so the ops exist before any kernel is registered against them.
 #include "core/op_decls.h"
 
+#include "autograd/formula.h"
 #include "kernels/registration.h"
 
 namespace ember::op {
@@ -23,6 +24,7 @@ EMBER_PROMOTE_OPS(EMBER_DEFINE_PROMOTE)
 namespace {
 const bool kernels_registered = [] {
   register_all_kernels();
+  autograd::install_autograd();
   return true;
 }();
 }  // namespace

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/autograd.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -284,6 +285,10 @@ std::string Tensor::to_string() const {
     const Tensor host = device().is_cpu() ? *this : cpu();
     const TensorPrinter printer(host, numel() > kThreshold);
     body = printer.str(0, 0, static_cast<int64_t>(indent));
+  }
+  if (requires_grad()) {
+    const std::shared_ptr<Node> fn = grad_fn();
+    suffixes.push_back(fn ? "grad_fn=<" + fn->name() + ">" : std::string("requires_grad=True"));
   }
   return add_suffixes(prefix + body, suffixes, indent);
 }

@@ -36,8 +36,9 @@ Tensor permute_kernel(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor transpose_kernel(const Tensor& self, int64_t dim0, int64_t dim1) {
-  if (self.dim() == 0) return make_view(self, {}, {}, self.storage_offset());
+  // Checked first: a 0-d tensor accepts only the dims 0 and -1, as in PyTorch.
   const int64_t a = wrap_dim(dim0, self.dim(), "transpose"), b = wrap_dim(dim1, self.dim(), "transpose");
+  if (self.dim() == 0) return make_view(self, {}, {}, self.storage_offset());
   DimVector sizes(self.sizes()), strides(self.strides());
   std::swap(sizes[a], sizes[b]);
   std::swap(strides[a], strides[b]);

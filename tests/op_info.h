@@ -17,8 +17,15 @@
 // Random ops have a property check (range, moments, reproducibility)
 // instead of a reference. The generic tests (tests/test_opinfo.cpp) call
 // every sample through the dispatcher's boxed path, so a row also pins the
-// op's schema. A later issue adds a `differentiable` flag and runs gradcheck
-// on the same samples.
+// op's schema.
+//
+// `differentiable` says the op has a derivative formula (autograd/formula.h):
+// its floating results carry gradients, and tests/autograd_gradcheck.cpp
+// runs gradcheck on the row's Float64 samples. It is set for every row but
+// the ops whose results never require grad: comparisons, logical ops,
+// isnan/isinf, argmax/argmin, all/any, nonzero and one_hot (the list is in
+// op_infos()). Ops with a zero gradient (floor, sign, div with a rounding
+// mode, the random fills) have a formula, so they are differentiable too.
 //
 // Known disagreements with PyTorch are listed in the row (`divergences`):
 // the test expects the mismatch, and fails once the kernel is fixed, so the
@@ -127,6 +134,7 @@ struct OpInfo {
   std::function<::testing::AssertionResult(const Sample&, const TensorList&)> check{};
   double tolerance_scale = 1;  // more for long reductions and matmuls
   std::vector<Divergence> divergences{};
+  bool differentiable = false;  // has a derivative formula (see the Note)
 
   // The row's samples for `dtype`, from inputs seeded by the op's name and the dtype.
   std::vector<Sample> make_samples(DType dtype, SampleSize size) const;

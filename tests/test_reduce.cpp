@@ -4,8 +4,9 @@
 // negative dims, keepdim both ways, contiguous, transposed and sliced-with-
 // step inputs, 0-d and empty tensors, every dtype it supports, and the input
 // shapes that take each loop of the driver (kernels/cpu/reduce_driver.h).
-// Also pinned: output dtypes, NaN and inf behaviour, bitwise equality of 1
-// and 2 threads, the accuracy of a 16M-element float sum, and the errors.
+// Also pinned: output dtypes, NaN and inf behaviour, integer prod and cumprod
+// wrapping around on overflow, bitwise equality of 1 and 2 threads, the
+// accuracy of a 16M-element float sum, and the errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -554,6 +555,110 @@ TEST(Reduce, CumsumDtypeArgument) {
   EXPECT_EQ(x.cumsum(0, kInt32).dtype(), kInt32);
   EXPECT_EQ(make({2}, {1, 2}, kInt32).cumprod(0, kFloat64).dtype(), kFloat64);
   EXPECT_EQ(values(make({3}, {200, 200, 200}, kUInt8).cumsum(0)), (std::vector<double>{200, 400, 600}));
+}
+
+// ---- integer overflow in prod and cumprod ----
+
+// Integer products wrap around (two's complement), as in PyTorch. The
+// expected values are computed here in unsigned arithmetic, where wrapping is
+// defined. The factors are odd, so no product collapses to 0.
+
+// A row-major (rows, cols) matrix of odd factors in [-999, 999], from a seeded LCG.
+std::vector<int64_t> odd_factors(int64_t rows, int64_t cols, uint64_t seed) {
+  std::vector<int64_t> v(static_cast<size_t>(rows * cols));
+  uint64_t s = seed;
+  for (int64_t& x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x = static_cast<int64_t>((s >> 33) % 1000) * 2 - 999;
+  }
+  return v;
+}
+
+// The (rows, cols) matrix v as `dtype`, transposed in memory when `strided`.
+Tensor int_matrix(const std::vector<int64_t>& v, int64_t rows, int64_t cols, DType dtype, bool strided = false) {
+  Tensor t = empty({rows, cols}, kInt64);
+  std::copy(v.begin(), v.end(), t.data_ptr<int64_t>());
+  return strided ? t.to(dtype).t().contiguous().t() : t.to(dtype);
+}
+
+// A tensor's elements (row-major), as the unsigned type of the same width.
+template <class S, class U>
+std::vector<U> bits_of(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  const S* p = c.data_ptr<S>();
+  std::vector<U> out;
+  for (int64_t i = 0; i < c.numel(); ++i) out.push_back(static_cast<U>(p[i]));
+  return out;
+}
+
+// prod over dim 0 or 1 of the (rows, cols) matrix v, wrapped to the width of U.
+template <class U>
+std::vector<U> wrapped_prod(const std::vector<int64_t>& v, int64_t rows, int64_t cols, int64_t dim) {
+  std::vector<U> out(static_cast<size_t>(dim == 0 ? cols : rows), U(1));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      U& p = out[static_cast<size_t>(dim == 0 ? j : i)];
+      p = static_cast<U>(p * static_cast<U>(v[i * cols + j]));
+    }
+  }
+  return out;
+}
+
+// cumprod along dim 0 or 1 of the (rows, cols) matrix v, wrapped to the width of U.
+template <class U>
+std::vector<U> wrapped_cumprod(const std::vector<int64_t>& v, int64_t rows, int64_t cols, int64_t dim) {
+  std::vector<U> out(v.size());
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      const int64_t k = i * cols + j;
+      const bool first = dim == 0 ? i == 0 : j == 0;
+      const U before = first ? U(1) : out[k - (dim == 0 ? cols : 1)];
+      out[k] = static_cast<U>(before * static_cast<U>(v[k]));
+    }
+  }
+  return out;
+}
+
+TEST(Reduce, IntegerProdAndCumprodWrapAroundOnOverflow) {
+  // Shapes that take each loop of the driver: rows, rows cut into chunks,
+  // strided rows, columns, and columns whose rows are cut into chunks.
+  struct Case {
+    const char* name;
+    int64_t rows, cols, dim;
+    bool strided;
+  };
+  const std::vector<Case> cases = {{"rows", 3, 40, 1, false},          {"rows_chunked", 2, 40000, 1, false},
+                                   {"rows_strided", 3, 40, 1, true},   {"columns", 100, 200, 0, false},
+                                   {"columns_row_chunks", 300, 200, 0, false}};
+  uint64_t seed = 1;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::vector<int64_t> v = odd_factors(c.rows, c.cols, seed++);
+    const int64_t n = c.rows * c.cols;
+    const Tensor x64 = int_matrix(v, c.rows, c.cols, kInt64, c.strided);
+    EXPECT_EQ((bits_of<int64_t, uint64_t>(x64.prod({c.dim}))), wrapped_prod<uint64_t>(v, c.rows, c.cols, c.dim));
+    EXPECT_EQ((bits_of<int64_t, uint64_t>(x64.prod())), wrapped_prod<uint64_t>(v, 1, n, 1));
+    // int32 gives int64 by default (wrapping at 64 bits); with dtype int32 it wraps at 32 bits.
+    const Tensor x32 = int_matrix(v, c.rows, c.cols, kInt32, c.strided);
+    const Tensor p64 = x32.prod({c.dim}), p32 = x32.prod({c.dim}, false, kInt32);
+    EXPECT_EQ(p64.dtype(), kInt64);
+    EXPECT_EQ(p32.dtype(), kInt32);
+    EXPECT_EQ((bits_of<int64_t, uint64_t>(p64)), wrapped_prod<uint64_t>(v, c.rows, c.cols, c.dim));
+    EXPECT_EQ((bits_of<int32_t, uint32_t>(p32)), wrapped_prod<uint32_t>(v, c.rows, c.cols, c.dim));
+    EXPECT_EQ((bits_of<int32_t, uint32_t>(x32.prod({}, false, kInt32))), wrapped_prod<uint32_t>(v, 1, n, 1));
+  }
+  // cumprod along rows (the scanned dim innermost) and down columns.
+  const int64_t rows = 30, cols = 50;
+  const std::vector<int64_t> v = odd_factors(rows, cols, 99);
+  for (const int64_t dim : {0, 1}) {
+    SCOPED_TRACE("cumprod dim " + std::to_string(dim));
+    const Tensor x64 = int_matrix(v, rows, cols, kInt64), x32 = int_matrix(v, rows, cols, kInt32);
+    EXPECT_EQ((bits_of<int64_t, uint64_t>(x64.cumprod(dim))), wrapped_cumprod<uint64_t>(v, rows, cols, dim));
+    EXPECT_EQ((bits_of<int64_t, uint64_t>(x32.cumprod(dim))), wrapped_cumprod<uint64_t>(v, rows, cols, dim));
+    const Tensor c32 = x32.cumprod(dim, kInt32);
+    EXPECT_EQ(c32.dtype(), kInt32);
+    EXPECT_EQ((bits_of<int32_t, uint32_t>(c32)), wrapped_cumprod<uint32_t>(v, rows, cols, dim));
+  }
 }
 
 // ---- the driver's loops ----

@@ -1,7 +1,8 @@
 // cat, stack, tril, triu, one_hot, sort and topk against references written
 // here: shapes, dtypes (incl. promotion in cat), non-contiguous inputs, empty
 // and 0-d tensors, negative dims, NaN ordering, ties, 1 vs 4 threads bitwise,
-// and each bad input's error.
+// and each bad input's error. Also the dims transpose and permute accept for
+// a 0-d tensor (the views themselves are covered by the op-info rows).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/ember.h"
@@ -66,6 +69,35 @@ class ThreadCount {
  private:
   int saved_;
 };
+
+// ---- transpose and permute of a 0-d tensor ----
+
+// As in PyTorch, a 0-d tensor has the dims 0 and -1 only: transpose over them
+// gives the tensor back (as a view), any other dim is an error.
+TEST(TransposeOp, ZeroDimAcceptsOnlyDimsZeroAndMinusOne) {
+  const Tensor x = scalar_tensor(2.5);
+  for (const auto& [d0, d1] : std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {-1, -1}, {0, -1}, {-1, 0}}) {
+    SCOPED_TRACE(std::to_string(d0) + ", " + std::to_string(d1));
+    const Tensor y = x.transpose(d0, d1);
+    EXPECT_EQ(y.dim(), 0);
+    EXPECT_EQ(y.item<double>(), 2.5);
+    EXPECT_EQ(y.impl()->storage().get(), x.impl()->storage().get());
+  }
+  EXPECT_EQ(x.t().dim(), 0);
+  EXPECT_EMBER_ERROR(x.transpose(0, 1), "transpose", "dim 1", "out of range", "[-1, 0]");
+  EXPECT_EMBER_ERROR(x.transpose(1, 0), "transpose", "dim 1", "out of range");
+  EXPECT_EMBER_ERROR(x.transpose(-2, 0), "transpose", "dim -2", "out of range");
+}
+
+TEST(TransposeOp, PermuteOfZeroDimTakesAnEmptyDimList) {
+  const Tensor x = scalar_tensor(2.5);
+  const Tensor y = x.permute({});
+  EXPECT_EQ(y.dim(), 0);
+  EXPECT_EQ(y.item<double>(), 2.5);
+  EXPECT_EMBER_ERROR(x.permute({0}), "permute", "expected 0 dims");
+  EXPECT_EMBER_ERROR(x.permute({-1}), "permute", "expected 0 dims");
+  EXPECT_EMBER_ERROR(x.permute({0, 1}), "permute", "expected 0 dims");
+}
 
 // ---- reference cat: out[..., c, ...] from the input holding column c ----
 std::vector<double> ref_cat(const std::vector<Tensor>& ts, int64_t d, const std::vector<int64_t>& out_shape) {

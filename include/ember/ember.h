@@ -9,11 +9,15 @@
 #pragma once
 
 #include "ember/allocator.h"
+#include "ember/autograd.h"
+#include "ember/checkpoint.h"
+#include "ember/custom_function.h"
 #include "ember/cuda.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/generator.h"
+#include "ember/gradcheck.h"
 #include "ember/indexing.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,7 @@ namespace ember {
 
 class Tensor;
 class TensorIndex;
+class Node;
 using TensorList = std::vector<Tensor>;
 
 // What a factory makes: dtype and device. Converts implicitly from either,
@@ -220,6 +223,39 @@ class Tensor {
   Tensor triu(int64_t diagonal = 0) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, bool stable = false) const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+
+  // ---- autograd (see ember/autograd.h) ----
+  // Only floating-point tensors can require grad.
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires_grad = true);
+  void set_requires_grad(bool requires_grad) { requires_grad_(requires_grad); }
+  // The gradient accumulated by backward() (leaves, and non-leaves that
+  // called retain_grad()); undefined until then.
+  Tensor grad() const;
+  void set_grad(const Tensor& grad) const;
+  // The node that produced this tensor; null for leaves.
+  std::shared_ptr<Node> grad_fn() const;
+  // Leaves: tensors that do not require grad, and tensors the user marked as
+  // requiring grad (they have no grad_fn).
+  bool is_leaf() const;
+  // Which result of grad_fn this tensor is.
+  uint32_t output_nr() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  // A tensor sharing the data but not the history.
+  Tensor detach() const;
+  Tensor& detach_();
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, const TensorList& inputs = {}) const;
+  // `hook` sees the gradient w.r.t. this tensor each time one is computed; a
+  // defined result replaces the gradient. Returns a handle for remove_hook.
+  uint64_t register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(uint64_t handle) const;
+  // Leaves only: runs after the gradient has been accumulated into grad().
+  uint64_t register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
+  // A view shares its base's storage; in-place ops on it update the base's history.
+  bool is_view() const;
+  Tensor _base() const;
 
   // ---- operators ----
   Tensor operator-() const { return neg(); }

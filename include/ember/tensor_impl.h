@@ -110,6 +110,12 @@ class TensorImpl : public RefCounted {
   // Re-describes this tensor (used by in-place view ops such as squeeze_).
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 
+  // A view's base: the tensor whose storage it shares and that is not itself
+  // a view (null for non-views). Set by the view kernels; autograd uses it
+  // to update the base's history when the view is modified in place.
+  TensorImpl* view_base() const { return view_base_.get(); }
+  void set_view_base(IntrusivePtr<TensorImpl> base) { view_base_ = std::move(base); }
+
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
 
@@ -125,6 +131,7 @@ class TensorImpl : public RefCounted {
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
   DispatchKeySet keys_;
+  IntrusivePtr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
 };
 

@@ -2,6 +2,7 @@
 // A functional op and its in-place form share one body: the in-place form
 // passes self as the iterator's output.
 #include <cmath>
+#include <type_traits>
 
 #include "core/op_decls.h"
 #include "kernels/cpu/loops.h"
@@ -82,15 +83,27 @@ Tensor add_impl(const Tensor& out, const Tensor& a, const Tensor& b, const Scala
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) s = static_cast<T>(-alpha.to<int64_t>());
       else s = -s;
     }
-    if constexpr (std::is_same_v<T, bool>) return [s](T x, T y) -> T { return x || (s && y); };
-    else return [s](T x, T y) -> T { return x + s * y; };
+    if constexpr (std::is_same_v<T, bool>) {
+      return [s](T x, T y) -> T { return x || (s && y); };
+    } else if constexpr (std::is_integral_v<T>) {  // wraps on overflow, as PyTorch (signed overflow is UB)
+      using U = std::make_unsigned_t<T>;
+      return [s](T x, T y) -> T { return static_cast<T>(U(x) + U(U(s) * U(y))); };
+    } else {
+      return [s](T x, T y) -> T { return x + s * y; };
+    }
   });
 }
 
 Tensor mul_impl(const Tensor& out, const Tensor& a, const Tensor& b) {
   return binary_arith("mul", out, a, b, []<class T>() {
-    if constexpr (std::is_same_v<T, bool>) return [](T x, T y) -> T { return x && y; };
-    else return [](T x, T y) -> T { return x * y; };
+    if constexpr (std::is_same_v<T, bool>) {
+      return [](T x, T y) -> T { return x && y; };
+    } else if constexpr (std::is_integral_v<T>) {  // wraps on overflow, as PyTorch
+      using U = std::make_unsigned_t<T>;
+      return [](T x, T y) -> T { return static_cast<T>(U(x) * U(y)); };
+    } else {
+      return [](T x, T y) -> T { return x * y; };
+    }
   });
 }
 

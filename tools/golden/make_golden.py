@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Golden values for ember's op tests, computed with PyTorch on CPU.
 
-Writes tests/golden/{elementwise,reductions,matmul,shape_ops}.safetensors.
+Writes tests/golden/{elementwise,reductions,matmul,shape_ops}.safetensors and
+tests/golden/autograd/gradients.safetensors.
 The convention (names, metadata, tolerances) is in tools/golden/README.md.
 
 Run from the repository root with the Python that has torch (Debian's
@@ -697,6 +698,61 @@ def build_shape_ops():
 
 
 # ---------------------------------------------------------------------------
+# autograd/gradients.safetensors: gradients of small losses, in float64.
+# A separate folder, so the op tests (which read tests/golden/*.safetensors)
+# do not see these cases.
+
+
+class GradientFile(GoldenFile):
+    """Cases NAME.in0, NAME.in1, ... (inputs), NAME.out0 (the 0-d loss) and
+    NAME.gradK (d loss / d inK for each K in the case's "grads")."""
+
+    def grad_case(self, name, expr, inputs, grads, loss_fn, rtol=1e-10, atol=1e-12):
+        assert name not in self.metadata, f"duplicate case {name}"
+        assert "." not in name
+        leaves = [t.clone().requires_grad_(i in grads) for i, t in enumerate(inputs)]
+        loss = loss_fn(*leaves)
+        assert loss.dim() == 0, f"{name}: the loss must be 0-d"
+        spec = {"expr": expr, "grads": list(grads), "rtol": rtol, "atol": atol}
+        self.metadata[name] = json.dumps(spec, separators=(",", ":"), allow_nan=False)
+        for i, t in enumerate(inputs):
+            self.tensors[f"{name}.in{i}"] = t
+        self.tensors[f"{name}.out0"] = loss.detach()
+        for i, g in zip(grads, torch.autograd.grad(loss, [leaves[i] for i in grads])):
+            self.tensors[f"{name}.grad{i}"] = g
+
+
+def build_gradients():
+    g = GradientFile("gradients")
+    f64 = torch.float64
+
+    # (a) A two-layer MLP with a mean squared error: every weight, bias and the input.
+    x, target = randn("mlp.x", [4, 3], f64), randn("mlp.target", [4, 2], f64)
+    w1, b1 = randn("mlp.w1", [5, 3], f64, 0.7), randn("mlp.b1", [5], f64, 0.3)
+    w2, b2 = randn("mlp.w2", [2, 5], f64, 0.7), randn("mlp.b2", [2], f64, 0.3)
+    g.grad_case("mlp_mse", "mlp_mse", [x, w1, b1, w2, b2, target], [0, 1, 2, 3, 4],
+                lambda x, w1, b1, w2, b2, t: F.mse_loss(F.linear(F.relu(F.linear(x, w1, b1)), w2, b2), t))
+
+    # (b) Softmax cross-entropy. ember builds it from exp, sum, log and a
+    # one-hot product (or an index); torch uses its fused cross_entropy.
+    labels = torch.tensor([2, 0, 4, 1], dtype=torch.int64)
+    logits = randn("ce.logits", [4, 5], f64, 2.0)
+    g.grad_case("softmax_ce_onehot", "softmax_cross_entropy_onehot", [logits, F.one_hot(labels, 5).to(f64)], [0],
+                lambda z, onehot: F.cross_entropy(z, labels))
+    labels6 = torch.tensor([1, 1, 0, 2, 2, 0], dtype=torch.int64)
+    logits6 = randn("ce_index.logits", [6, 3], f64, 2.0)
+    g.grad_case("softmax_ce_index", "softmax_cross_entropy_index", [logits6, labels6], [0],
+                lambda z, y: F.cross_entropy(z, y))
+
+    # (c) Broadcasting in every operand: [3,1,4], [5,1], [4], [3,5,4].
+    a, b = randn("bcast.a", [3, 1, 4], f64), randn("bcast.b", [5, 1], f64)
+    c, d = randn("bcast.c", [4], f64), randn("bcast.d", [3, 5, 4], f64)
+    g.grad_case("broadcast_expression", "broadcast_expression", [a, b, c, d], [0, 1, 2, 3],
+                lambda a, b, c, d: ((a * b + c.exp()) / (1 + d.abs())).sum())
+    return g
+
+
+# ---------------------------------------------------------------------------
 
 
 def main():
@@ -704,11 +760,13 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser.add_argument("--out", default=os.path.join(here, "..", "..", "tests", "golden"))
     opts = parser.parse_args()
-    os.makedirs(opts.out, exist_ok=True)
     total = 0
-    for build in (build_elementwise, build_reductions, build_matmul, build_shape_ops):
+    builds = [(build_elementwise, opts.out), (build_reductions, opts.out), (build_matmul, opts.out),
+              (build_shape_ops, opts.out), (build_gradients, os.path.join(opts.out, "autograd"))]
+    for build, out_dir in builds:
+        os.makedirs(out_dir, exist_ok=True)
         g = build()
-        path = g.write(opts.out)
+        path = g.write(out_dir)
         size = os.path.getsize(path)
         total += size
         print(f"{os.path.relpath(path)}: {len(g.metadata)} cases, {len(g.tensors)} tensors, {size} bytes")
