@@ -2,7 +2,7 @@
 #   make demo       build and run the demo
 #   make test       build everything and run the unit, golden and cuda tests (CUDA tests skip without a GPU)
 #   make test-slow  the tests labelled slow
-#   make sanitize   ASan + UBSan build, unit tests
+#   make sanitize   ASan + UBSan build, unit and autograd tests
 #   make bench      build and run the benchmarks (and the libtorch side-by-side when libtorch is installed)
 #   make install    install into build/install (or PREFIX=...)
 
@@ -46,8 +46,8 @@ install: build
 
 sanitize: bootstrap
 	cmake --preset sanitize > /dev/null
-	cmake --build build/sanitize -j $(JOBS) --target ember_unit_tests
-	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build/sanitize --output-on-failure -j $(JOBS) -L unit
+	cmake --build build/sanitize -j $(JOBS) --target ember_unit_tests ember_autograd_tests
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build/sanitize --output-on-failure -j $(JOBS) -L 'unit|autograd'
 
 bench: configure
 	@tools/bootstrap.sh bench
