@@ -54,12 +54,12 @@ void rebase_view_history(const Tensor& view, const std::shared_ptr<FormulaNode>&
   Tensor base(IntrusivePtr<TensorImpl>(view.impl()->view_base()));
   fn->add_input_meta(view);
   auto copy_slices = std::make_shared<CopySlices>(base, view, fn, std::move(base_edge));
+  copy_slices->set_forward_description(fn->forward_description());
   set_history(base, copy_slices, 0);
-  AutogradMeta& vm = ensure_meta(view);
-  release_node(std::move(vm.grad_fn));
-  vm.grad_fn = nullptr;
-  vm.requires_grad = false;
-  gradient_edge(view);  // re-derives the view's history from the base's new one
+  ensure_meta(view).requires_grad = false;
+  // The op bumped the storage version, so the view's history is stale: this
+  // re-derives it from the base's new history.
+  gradient_edge(view);
 }
 
 void autograd_kernel(const OpEntry& op, DispatchKeySet keys, Stack& stack) {
@@ -107,16 +107,14 @@ void autograd_kernel(const OpEntry& op, DispatchKeySet keys, Stack& stack) {
   node->record_arguments(stack, /*with_layout=*/info.view);
   if (in_place) {
     // The formula reads values from before the op: self, and any other
-    // argument sharing self's storage (x.mul_(x)) gets a copy taken now.
+    // argument sharing self's storage (x.mul_(x)) gets a copy taken now. The
+    // copies are recorded, so second derivatives flow through them.
     for (size_t a = 0; a < stack.size(); ++a) {
       if (!node->saves_arg(a) || !stack[a].is_tensor()) continue;
       const Tensor& t = stack[a].tensor();
       if (!t.defined() || t.impl()->storage() != self.impl()->storage()) continue;
-      if (!original_self.defined()) {
-        ExcludeKeysGuard no_grad(DispatchKey::Autograd);
-        original_self = self.clone();
-      }
-      node->save_original(a, t.is_same(self) ? original_self : t.detach().clone());
+      if (!original_self.defined()) original_self = self.clone();
+      node->save_original(a, t.is_same(self) ? original_self : t.clone());
     }
   }
   if (is_anomaly_enabled()) node->set_forward_description(describe_call(op, stack));

@@ -4,6 +4,7 @@
 
 #include "autograd/functions.h"
 #include "core/dispatcher.h"
+#include "core/tensor_util.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -14,6 +15,7 @@ namespace ember {
 bool is_grad_enabled() { return !local_dispatch_keys().excluded.has(DispatchKey::Autograd); }
 
 void set_grad_enabled(bool enabled) {
+  user_grad_mode() = enabled;
   DispatchKeySet& ex = local_dispatch_keys().excluded;
   ex = enabled ? ex.remove(DispatchKey::Autograd) : ex.add(DispatchKey::Autograd);
 }
@@ -151,6 +153,8 @@ Edge gradient_edge(const Tensor& t) {
     fn->mutable_next_functions().push_back(gradient_edge(base));
     AutogradMeta& vm = ensure_meta(t);
     fn->add_input_meta(t);
+    if (vm.retained_grad) attach_retain_hook(vm, fn, 0);
+    release_node(std::move(vm.grad_fn));
     vm.grad_fn = fn;
     vm.output_nr = 0;
     vm.history_is_view = true;
@@ -165,9 +169,23 @@ Edge gradient_edge(const Tensor& t) {
   return {m->grad_accumulator, 0};
 }
 
+void attach_retain_hook(AutogradMeta& m, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
+  if (m.grad_fn && m.retain_hook_id) m.grad_fn->remove_pre_hook(m.retain_hook_id);
+  m.retain_hook_id = next_hook_id();
+  std::weak_ptr<Tensor> cell = m.retained_grad;
+  fn->add_pre_hook(output_nr, m.retain_hook_id, [cell](const Tensor& g) {
+    if (std::shared_ptr<Tensor> c = cell.lock()) {
+      if (!c->defined()) *c = is_grad_enabled() ? g : g.clone();
+      else *c = *c + g;
+    }
+    return Tensor();
+  });
+}
+
 void set_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
   AutogradMeta& m = ensure_meta(t);
   if (output_nr == fn->num_inputs()) fn->add_input_meta(t);
+  if (m.retained_grad) attach_retain_hook(m, fn, output_nr);
   release_node(std::move(m.grad_fn));
   m.grad_fn = fn;
   m.output_nr = output_nr;

@@ -43,6 +43,9 @@ struct AutogradMeta : AutogradMetaInterface {
   // that fills it holds it weakly, so the tensor owns its gradient).
   std::shared_ptr<Tensor> retained_grad;
   uint64_t retain_hook_id = 0;
+  // Nodes that hold this tensor's hooks (a later in-place op moves the
+  // tensor to a new grad_fn; remove_hook must still find them).
+  std::vector<std::pair<uint64_t, std::weak_ptr<Node>>> hook_nodes;
 
   // Hooks of a leaf (non-leaf hooks sit on grad_fn as pre-hooks).
   struct LeafHook {
@@ -70,6 +73,11 @@ Edge gradient_edge(const Tensor& t);
 // Autograd dispatch key. `fn` gets t's shape/dtype as an input meta when
 // `output_nr` equals its current number of inputs.
 void set_history(const Tensor& t, const std::shared_ptr<Node>& fn, uint32_t output_nr);
+
+// retain_grad(): (re)attaches the hook that fills meta.retained_grad to
+// `fn`'s input `output_nr` (called again when an in-place op gives the tensor
+// a new grad_fn, so the retained gradient is the one of the current value).
+void attach_retain_hook(AutogradMeta& meta, const std::shared_ptr<Node>& fn, uint32_t output_nr);
 
 // Edges for a list of inputs (invalid for inputs that do not require grad).
 std::vector<Edge> collect_next_edges(const TensorList& inputs);

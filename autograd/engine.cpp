@@ -117,6 +117,7 @@ void mark_nodes_to_run(GraphTask& task, const std::vector<Node*>& roots) {
 
 Tensor run_hooks_for_input(Node& node, uint32_t input_nr, Tensor grad) {
   if (!grad.defined()) return grad;
+  const DimVector sizes(grad.sizes());
   if (auto* acc = dynamic_cast<AccumulateGrad*>(&node)) {
     const Tensor variable = acc->variable();
     if (AutogradMeta* m = variable.defined() ? get_meta(variable) : nullptr) {
@@ -127,6 +128,8 @@ Tensor run_hooks_for_input(Node& node, uint32_t input_nr, Tensor grad) {
     }
   }
   if (node.has_pre_hooks()) grad = node.run_pre_hooks(input_nr, std::move(grad));
+  EMBER_CHECK(grad.sizes() == IntArrayRef(sizes), "a hook on the gradient of ", node.name(), " input ", input_nr,
+              " changed its shape from ", IntArrayRef(sizes), " to ", grad.sizes(), "; hooks may change values only");
   return grad;
 }
 
@@ -186,11 +189,15 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, TensorList root_gr
     Node* node = ready.top();
     ready.pop();
     TensorList inputs = std::move(state_of(node).buffer);
+    const bool runs = task.run_everything || task.should_run.count(node);
+    bool captures_here = false;
+    for (const Capture& c : task.captures) captures_here = captures_here || c.node == node;
+    if (!runs && !captures_here) continue;  // grad(): off the path to the inputs, hooks included
     for (size_t i = 0; i < inputs.size(); ++i)
       inputs[i] = run_hooks_for_input(*node, static_cast<uint32_t>(i), std::move(inputs[i]));
     for (const Capture& c : task.captures)
       if (c.node == node && inputs.at(c.input_nr).defined()) task.captured[c.index] = inputs[c.input_nr];
-    if (!task.run_everything && !task.should_run.count(node)) continue;
+    if (!runs) continue;
 
     TensorList outputs = node->apply(std::move(inputs));
     if (anomaly_mode) check_anomaly(*node, outputs);
@@ -229,6 +236,7 @@ std::vector<Edge> root_edges(const TensorList& outputs, const TensorList& grad_o
     } else {
       EMBER_CHECK(g.sizes() == out.sizes(), api, ": grad_outputs[", i, "] has shape ", g.sizes(), " but output ", i,
                   " has shape ", out.sizes());
+      if (g.dtype() != out.dtype() || g.device() != out.device()) g = g.to(out.device(), out.dtype());
     }
     roots.push_back(gradient_edge(out));
     root_grads.push_back(std::move(g));

@@ -43,8 +43,9 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     // Take the incoming gradient as is when nobody else holds it; a shared one
     // (e.g. add's backward passes one tensor to both inputs) is copied, so a
     // later in-place accumulation cannot change another tensor's gradient.
-    if (is_grad_enabled()) m.grad = g;  // create_graph: keep the graph of the gradient
-    else m.grad = g.impl_ptr().unique() && !g.is_view() && g.is_contiguous() ? g : g.clone();
+    const bool exclusive = g.impl_ptr().unique() && !g.is_view() && g.is_contiguous();
+    // Under create_graph the clone is recorded, so the gradient keeps its graph.
+    m.grad = exclusive ? g : g.clone();
   } else if (is_grad_enabled()) {
     m.grad = m.grad + g;
   } else {
@@ -259,6 +260,7 @@ CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<N
 
 TensorList CopySlices::apply(TensorList&& grads) {
   const Tensor& grad = grads.at(0);
+  if (!grad.defined()) return TensorList(next_.size());  // e.g. the base was overwritten later
   BaseBuffer b = base_buffer(grad, base_, view_sizes_, view_strides_, view_offset_);
   TensorList fn_grads = fn_->apply({b.region.clone()});
   TensorList out(next_.size());
@@ -276,6 +278,7 @@ ViewOfBase::ViewOfBase(const Tensor& base, const Tensor& view)
       view_offset_(view.storage_offset()) {}
 
 TensorList ViewOfBase::apply(TensorList&& grads) {
+  if (!grads.at(0).defined()) return {Tensor()};
   return {as_strided_backward(grads.at(0), base_, view_sizes_, view_strides_, view_offset_)};
 }
 

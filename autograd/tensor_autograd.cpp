@@ -63,19 +63,11 @@ uint32_t Tensor::output_nr() const {
 void Tensor::retain_grad() const {
   EMBER_CHECK(requires_grad(), "retain_grad: the tensor does not require grad");
   if (is_leaf()) return;  // leaves keep their gradient anyway
+  std::shared_ptr<Node> fn = grad_fn();
   AutogradMeta& m = ensure_meta(*this);
   if (m.retained_grad) return;
   m.retained_grad = std::make_shared<Tensor>();
-  std::weak_ptr<Tensor> cell = m.retained_grad;
-  std::shared_ptr<Node> fn = grad_fn();
-  m.retain_hook_id = autograd::next_hook_id();
-  fn->add_pre_hook(output_nr(), m.retain_hook_id, [cell](const Tensor& g) {
-    if (std::shared_ptr<Tensor> c = cell.lock()) {
-      if (!c->defined()) *c = is_grad_enabled() ? g : g.clone();
-      else *c = *c + g;
-    }
-    return Tensor();
-  });
+  autograd::attach_retain_hook(m, fn, output_nr());
 }
 
 bool Tensor::retains_grad() const {
@@ -111,6 +103,7 @@ uint64_t Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const 
   const uint64_t id = autograd::next_hook_id();
   if (std::shared_ptr<Node> fn = grad_fn()) {
     fn->add_pre_hook(output_nr(), id, std::move(hook));
+    ensure_meta(*this).hook_nodes.emplace_back(id, fn);
   } else {
     ensure_meta(*this).leaf_hooks.push_back({id, std::move(hook)});
   }
@@ -122,7 +115,10 @@ void Tensor::remove_hook(uint64_t handle) const {
   if (!m) return;
   std::erase_if(m->leaf_hooks, [handle](const AutogradMeta::LeafHook& h) { return h.id == handle; });
   std::erase_if(m->post_accumulate_hooks, [handle](const auto& h) { return h.first == handle; });
-  if (m->grad_fn) m->grad_fn->remove_pre_hook(handle);
+  for (auto& [id, node] : m->hook_nodes)
+    if (id == handle)
+      if (std::shared_ptr<Node> n = node.lock()) n->remove_pre_hook(handle);
+  std::erase_if(m->hook_nodes, [handle](const auto& h) { return h.first == handle; });
 }
 
 uint64_t Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {

@@ -69,8 +69,14 @@ Tensor wrap_scalar(const Scalar& s) {
 
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
   auto impl = make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, storage_offset);
-  impl->set_view_base(t.impl()->view_base() ? IntrusivePtr<TensorImpl>(t.impl()->view_base()) : t.impl_ptr());
+  if (user_grad_mode())
+    impl->set_view_base(t.impl()->view_base() ? IntrusivePtr<TensorImpl>(t.impl()->view_base()) : t.impl_ptr());
   return Tensor(std::move(impl));
+}
+
+bool& user_grad_mode() {
+  thread_local bool enabled = true;
+  return enabled;
 }
 
 int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }

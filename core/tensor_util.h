@@ -35,8 +35,15 @@ Tensor make_empty(IntArrayRef sizes, DType dtype, Device device);
 // A 0-d CPU tensor holding a Scalar, marked as a wrapped number for type
 // promotion (see core/result_type.h).
 Tensor wrap_scalar(const Scalar& s);
-// A new tensor that views `t`'s storage with other sizes/strides/offset.
+// A new tensor that views `t`'s storage with other sizes/strides/offset. It
+// records `t`'s base (for autograd's in-place-on-view handling) unless the
+// user turned grad mode off: a view made under NoGradGuard is a plain alias,
+// as in PyTorch.
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+
+// The user's grad mode (NoGradGuard, InferenceMode), as opposed to the
+// Autograd key being excluded while autograd runs an op below itself.
+bool& user_grad_mode();
 
 // Marks an in-place write: bumps the version counter shared by all views.
 inline void bump_version(const Tensor& t) { t.impl()->storage()->bump_version(); }

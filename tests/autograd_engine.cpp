@@ -297,5 +297,105 @@ TEST(AutogradEngine, ToDot) {
   }
 }
 
+// ---- regressions found in review (expected values from PyTorch 1.13) ----
+
+TEST(AutogradEngine, BaseOverwrittenAfterAnInPlaceOpOnItsView) {
+  Tensor x = leaf({1, 2, 3, 4});
+  Tensor w = leaf({1, 1, 1, 1});
+  Tensor b = x * 2;
+  b.slice(0, 0, 2).mul_(3);
+  b.copy_(w);
+  b.sum().backward();
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{1, 1, 1, 1}));
+  EXPECT_TRUE(!x.grad().defined() || values(x.grad()) == (std::vector<double>{0, 0, 0, 0}));
+
+  Tensor y = leaf({1.5, 2.5, 3.5});
+  Tensor c = y * 1;
+  Tensor v = c.slice(0, 0, 2);
+  c.add_(1);
+  (v.floor().sum() + c.sum()).backward();  // floor's zero gradient reaches a stale view
+  EXPECT_EQ(values(y.grad()), (std::vector<double>{1, 1, 1}));
+}
+
+TEST(AutogradEngine, SecondDerivativeThroughAnInPlaceOpThatReadsSelf) {
+  Tensor x = leaf({1, 2, 3});
+  Tensor c = x * 1;
+  c.mul_(x);  // c = x^2
+  Tensor g = autograd::grad({(c * c).sum()}, {x}, {}, std::nullopt, true)[0];  // 4 x^3
+  EXPECT_EQ(values(g), (std::vector<double>{4, 32, 108}));
+  EXPECT_EQ(values(autograd::grad({g.sum()}, {x})[0]), (std::vector<double>{12, 48, 108}));
+}
+
+TEST(AutogradEngine, CreateGraphGradientIsNotSharedBetweenLeaves) {
+  Tensor a = leaf({1, 2});
+  Tensor b = leaf({3, 4});
+  (a + b).sum().backward(Tensor(), std::nullopt, /*create_graph=*/true);
+  (a + b).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{2, 2}));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{2, 2}));
+}
+
+TEST(AutogradEngine, ViewMadeWithoutGradIsAPlainAlias) {
+  Tensor x = leaf({1, 2, 3});
+  Tensor v;
+  {
+    NoGradGuard no_grad;
+    v = x.slice(0, 0, 2);
+  }
+  EXPECT_FALSE(v.requires_grad());
+  EXPECT_TRUE(v.is_leaf());
+  ((x * 1).sum() + (v * 5).sum()).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, 1, 1}));
+}
+
+TEST(AutogradEngine, RetainGradAndHooksFollowInPlaceOps) {
+  Tensor x = leaf({1, 2});
+  Tensor y = x * 2;
+  y.retain_grad();
+  y.mul_(3);
+  (y * y).sum().backward();
+  EXPECT_EQ(values(y.grad()), (std::vector<double>{12, 24}));  // d/dy of y^2 at the final y
+
+  Tensor b = leaf({1, 2}) * 1;
+  Tensor v = b.slice(0, 0, 2);
+  v.retain_grad();
+  v.mul_(2);
+  (v * v).sum().backward();
+  EXPECT_EQ(values(v.grad()), (std::vector<double>{4, 8}));
+
+  Tensor z = leaf({1, 2});
+  Tensor h = z * 2;
+  const uint64_t id = h.register_hook([](const Tensor& g) { return g * 100; });
+  h.add_(1);
+  h.remove_hook(id);
+  h.sum().backward();
+  EXPECT_EQ(values(z.grad()), (std::vector<double>{2, 2}));
+}
+
+TEST(AutogradEngine, GradRunsNoHooksOffThePath) {
+  Tensor x = leaf({1, 2});
+  Tensor w = leaf({3, 4});
+  int calls = 0;
+  w.register_hook([&](const Tensor&) {
+    ++calls;
+    return Tensor();
+  });
+  autograd::grad({(x * w).sum()}, {x});
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(AutogradEngine, RootGradientTakesTheOutputsDtype) {
+  Tensor x = ones({2}, kFloat32).requires_grad_();
+  (x * 2).backward(ones({2}, kFloat64));
+  EXPECT_EQ(x.grad().dtype(), kFloat32);
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{2, 2}));
+}
+
+TEST(AutogradEngine, HookMayNotChangeTheShape) {
+  Tensor x = leaf({1, 2});
+  x.register_hook([](const Tensor& g) { return g.sum(); });
+  EXPECT_EMBER_ERROR((x * 2).sum().backward(), "hook", "changed its shape", "[2]");
+}
+
 }  // namespace
 }  // namespace ember
