@@ -47,7 +47,10 @@ Node::~Node() {
 }
 
 uint32_t Node::add_input_meta(const Tensor& t) {
-  input_meta_.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
+  InputMeta& m = input_meta_.emplace_back();
+  m.sizes.assign(t.sizes().begin(), t.sizes().end());
+  m.dtype = t.dtype();
+  m.device = t.device();
   return static_cast<uint32_t>(input_meta_.size() - 1);
 }
 

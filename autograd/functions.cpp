@@ -12,9 +12,9 @@ namespace ember::autograd {
 namespace {
 void fill_meta(TensorMeta& m, const Tensor& t, bool with_layout) {
   if (!t.defined()) return;
-  m.sizes = t.sizes();
+  m.sizes.assign(t.sizes().begin(), t.sizes().end());
   if (with_layout) {
-    m.strides = t.strides();
+    m.strides.assign(t.strides().begin(), t.strides().end());
     m.storage_offset = t.storage_offset();
   }
   m.dtype = t.dtype();
