@@ -79,12 +79,20 @@ namespace autograd {
 // outermost release instead collects the nodes to destroy and frees them in
 // a loop; nested releases just append to the list.
 namespace {
-thread_local std::vector<std::shared_ptr<Node>>* pending_releases = nullptr;
+thread_local std::vector<std::shared_ptr<Node>>* pending_releases EMBER_HOT_TLS = nullptr;
 }  // namespace
 
 void release_node(std::shared_ptr<Node>&& node) {
   if (!node) return;
   if (node.use_count() > 1) {  // not the last owner: nothing gets destroyed here
+    node.reset();
+    return;
+  }
+  // The node dies, but none of its edges is the last owner of its node: no
+  // chain follows, so it can go directly.
+  bool chain = false;
+  for (const Edge& e : node->next_functions()) chain = chain || (e.function && e.function.use_count() == 1);
+  if (!chain) {
     node.reset();
     return;
   }

@@ -28,7 +28,7 @@ namespace autograd {
 
 namespace {
 
-thread_local bool anomaly_mode = false;
+thread_local bool anomaly_mode EMBER_HOT_TLS = false;
 
 class GradModeScope {
  public:

@@ -114,7 +114,7 @@ void OpEntry::fail_missing(DispatchKey k, DType t) const {
 // ---- local keys ----
 
 LocalDispatchKeys& local_dispatch_keys() {
-  thread_local LocalDispatchKeys keys;
+  thread_local LocalDispatchKeys keys EMBER_HOT_TLS;
   return keys;
 }
 

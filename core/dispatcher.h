@@ -91,6 +91,12 @@ class OpEntry {
   std::array<std::array<KernelSlot, kNumDTypes>, 2> backends_{};
 };
 
+// Hot thread-locals (read on every op call) use the initial-exec TLS model:
+// a plain offset from the thread pointer instead of a __tls_get_addr call,
+// which a shared library otherwise pays. They are a few bytes, well within
+// the static TLS space glibc reserves even for a dlopen'ed library.
+#define EMBER_HOT_TLS __attribute__((tls_model("initial-exec")))
+
 // Thread-local key adjustments (Note [How a call is dispatched], step 1).
 struct LocalDispatchKeys {
   DispatchKeySet included;

@@ -1,6 +1,7 @@
 // Tensor metadata, element access, and the small helpers of core/tensor_util.h.
 #include <ostream>
 
+#include "core/dispatcher.h"
 #include "core/tensor_util.h"
 #include "ember/ops.h"
 
@@ -75,7 +76,7 @@ Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_
 }
 
 bool& user_grad_mode() {
-  thread_local bool enabled = true;
+  thread_local bool enabled EMBER_HOT_TLS = true;
   return enabled;
 }
 
