@@ -3,6 +3,7 @@
 // and opmath_t<T>, the type arithmetic on T is done in (float for f16/bf16).
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "ember/dtype.h"
@@ -48,5 +49,18 @@ inline constexpr std::initializer_list<DType> kFloatingDTypes = {DType::Float32,
 inline constexpr std::initializer_list<DType> kNumericDTypes = {DType::Float32, DType::Float64, DType::Float16,
                                                                 DType::BFloat16, DType::Int32,   DType::Int64,
                                                                 DType::UInt8};
+
+// For kernels that only move elements (copies, gathers): calls
+// f.template operator()<U>() with an unsigned type U as wide as one element.
+template <class F>
+void dispatch_width(size_t elem, F&& f) {
+  switch (elem) {
+    case 1: return f.template operator()<uint8_t>();
+    case 2: return f.template operator()<uint16_t>();
+    case 4: return f.template operator()<uint32_t>();
+    case 8: return f.template operator()<uint64_t>();
+  }
+  EMBER_FAIL("internal: no element type of ", elem, " bytes");
+}
 
 }  // namespace ember

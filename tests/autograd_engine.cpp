@@ -286,7 +286,7 @@ TEST(AutogradEngine, AnomalyModeNamesTheForwardOp) {
   EXPECT_TRUE(std::isnan(values(a.grad())[0]));
 }
 
-TEST(AutogradEngine, ToDot) {
+TEST(AutogradEngine, GraphvizOfTheGraph) {
   Tensor a = leaf({1, 2});
   Tensor w = randn({2, 3}, kFloat64).requires_grad_();
   Tensor y = a.unsqueeze(0).mm(w).relu().sum();

@@ -250,17 +250,6 @@ inline int64_t outer_offset(const std::vector<Loop>& loops, const int64_t* count
   return off;
 }
 
-template <class F>
-void dispatch_width(size_t elem, F&& f) {
-  switch (elem) {
-    case 1: return f.template operator()<uint8_t>();
-    case 2: return f.template operator()<uint16_t>();
-    case 4: return f.template operator()<uint32_t>();
-    case 8: return f.template operator()<uint64_t>();
-  }
-  EMBER_FAIL("internal: no element type of ", elem, " bytes");
-}
-
 bool any_defined(const TensorList& index) {
   return std::any_of(index.begin(), index.end(), [](const Tensor& t) { return t.defined(); });
 }

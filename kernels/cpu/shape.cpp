@@ -21,18 +21,6 @@ namespace {
 // Bytes per parallel chunk of a plain copy.
 constexpr int64_t kCopyChunkBytes = int64_t{1} << 20;
 
-// Calls f.template operator()<U>() with an unsigned type U as wide as one element.
-template <class F>
-void dispatch_width(size_t elem, F&& f) {
-  switch (elem) {
-    case 1: return f.template operator()<uint8_t>();
-    case 2: return f.template operator()<uint16_t>();
-    case 4: return f.template operator()<uint32_t>();
-    case 8: return f.template operator()<uint64_t>();
-  }
-  EMBER_FAIL("internal: no element type of ", elem, " bytes");
-}
-
 // A 1-D tensor of shape [0]: torch.cat skips these whatever the other shapes.
 bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.sizes()[0] == 0; }
 

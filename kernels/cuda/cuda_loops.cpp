@@ -1,7 +1,7 @@
 // The host half of the elementwise launcher (Note [CUDA elementwise launcher]
 // in cuda_loops.h): kernel choice, parameters, grid size, splitting. It is
 // the same for every functor, so it is compiled once, here, by the host
-// compiler; each functor only adds its two kernels and their launch stubs.
+// compiler; each functor only adds its two kernels and the host code that launches them.
 #include <algorithm>
 
 #include "kernels/cuda/cuda_loops.h"

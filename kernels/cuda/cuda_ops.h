@@ -15,7 +15,7 @@ struct CudaIterator {
 
 // TensorIterator::build for a CUDA kernel with one output. The common dtype
 // is computed from the original inputs first; CPU 0-d inputs are then
-// replaced by placeholders on the device and their values passed by value
+// replaced by stand-in tensors on the device and their values passed by value
 // (Note [CPU scalars in CUDA kernels] in cuda_loops.h). The caller holds a
 // DeviceGuard for the device of the CUDA operands.
 CudaIterator build_cuda_iterator(TensorIterator::Config config);
