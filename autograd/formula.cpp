@@ -48,6 +48,13 @@ void register_all_formulas() {
   register_linalg_formulas();
   register_shape_formulas();
   register_copy_formulas();
+  register_activation_formulas();
+  register_attention_formulas();
+  register_conv_formulas();
+  register_indexing_formulas();
+  register_loss_formulas();
+  register_norm_formulas();
+  register_pooling_formulas();
   // An in-place op `name_` without its own formula uses the one of `name`
   // (Note [Writing a derivative formula]); resolved once, here, so a call
   // costs one lookup.

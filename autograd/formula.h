@@ -140,5 +140,12 @@ void register_index_formulas();
 void register_linalg_formulas();
 void register_shape_formulas();
 void register_copy_formulas();
+void register_activation_formulas();
+void register_attention_formulas();
+void register_conv_formulas();
+void register_indexing_formulas();
+void register_loss_formulas();
+void register_norm_formulas();
+void register_pooling_formulas();
 
 }  // namespace ember::autograd

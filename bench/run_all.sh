@@ -13,8 +13,9 @@ for b in "$build"/bench/bench_*; do
   echo "== $(basename "$b")"
   "$b" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 done
-if [ -x "$build/bench/compare_libtorch" ]; then
-  echo "== ember vs libtorch"
+for b in "$build"/bench/compare_*; do
+  [ -x "$b" ] || continue
+  echo "== ember vs libtorch: $(basename "$b")"
   LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$build/bench/compare_libtorch" "$@"
-fi
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$b" "$@"
+done

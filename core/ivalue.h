@@ -120,6 +120,12 @@ template <> struct PopResult<std::tuple<Tensor, Tensor>> {
     return {std::get<Tensor>(v[0].payload()), std::get<Tensor>(v[1].payload())};
   }
 };
+template <> struct PopResult<std::tuple<Tensor, Tensor, Tensor>> {
+  static constexpr size_t kCount = 3;
+  static std::tuple<Tensor, Tensor, Tensor> get(IValue* v) {
+    return {std::get<Tensor>(v[0].payload()), std::get<Tensor>(v[1].payload()), std::get<Tensor>(v[2].payload())};
+  }
+};
 
 }  // namespace boxing
 }  // namespace ember

@@ -10,9 +10,19 @@
 #include "core/dispatcher.h"
 
 namespace ember {
-// Two results, e.g. (values, indices); a name keeps the macro arguments comma-free.
+// Two or three results, e.g. (values, indices); a name keeps the macro arguments comma-free.
 using TensorPair = std::tuple<Tensor, Tensor>;
+using TensorTriple = std::tuple<Tensor, Tensor, Tensor>;
 }  // namespace ember
+
+// The neural-network families, one list per file (same entry format as below).
+#include "core/op_decls_activation.h"
+#include "core/op_decls_attention.h"
+#include "core/op_decls_conv.h"
+#include "core/op_decls_indexing.h"
+#include "core/op_decls_loss.h"
+#include "core/op_decls_norm.h"
+#include "core/op_decls_pooling.h"
 
 // clang-format off
 #define EMBER_BINARY_OPS(X) \
@@ -113,6 +123,11 @@ using TensorPair = std::tuple<Tensor, Tensor>;
   X(dot, "dot(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
   X(mv, "mv(Tensor self, Tensor vec) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
   X(cat, "cat(Tensor[] tensors, int dim=0) -> Tensor", Tensor(const TensorList&, int64_t))
+
+// Every neural-network op; all take their dtype from the first tensor argument.
+#define EMBER_NN_OPS(X) \
+  EMBER_ACTIVATION_OPS(X) EMBER_ATTENTION_OPS(X) EMBER_CONV_OPS(X) EMBER_INDEXING_OPS(X) \
+  EMBER_LOSS_OPS(X) EMBER_NORM_OPS(X) EMBER_POOLING_OPS(X)
 // clang-format on
 
 namespace ember::op {
@@ -125,6 +140,7 @@ EMBER_BINARY_OPS(EMBER_DECLARE_OP)
 EMBER_UNARY_OPS(EMBER_DECLARE_UNARY)
 EMBER_FIRST_TENSOR_OPS(EMBER_DECLARE_OP)
 EMBER_PROMOTE_OPS(EMBER_DECLARE_OP)
+EMBER_NN_OPS(EMBER_DECLARE_OP)
 #undef EMBER_DECLARE_OP
 #undef EMBER_DECLARE_UNARY
 

@@ -16,6 +16,13 @@ void register_cpu_matmul_kernels();
 void register_cpu_shape_kernels();
 void register_cpu_index_kernels();
 void register_cpu_random_kernels();
+void register_cpu_activation_kernels();
+void register_cpu_attention_kernels();
+void register_cpu_conv_kernels();
+void register_cpu_indexing_kernels();
+void register_cpu_loss_kernels();
+void register_cpu_norm_kernels();
+void register_cpu_pooling_kernels();
 #ifdef EMBER_WITH_CUDA
 void register_cuda_kernels();
 #endif

@@ -2345,6 +2345,14 @@ const std::vector<OpInfo>& op_infos() {
         "eq",    "ne",    "lt",     "le",     "gt",  "ge",  "logical_and", "logical_or", "logical_xor", "logical_not",
         "isnan", "isinf", "argmax", "argmin", "all", "any", "nonzero",     "one_hot"};
     for (OpInfo& row : r) row.differentiable = !not_differentiable.count(row.name);
+    // The neural-network families (tests/op_info_<family>.cpp) set `differentiable` in their rows.
+    add_activation_rows(r);
+    add_attention_rows(r);
+    add_conv_rows(r);
+    add_indexing_rows(r);
+    add_loss_rows(r);
+    add_norm_rows(r);
+    add_pooling_rows(r);
     return r;
   }();
   return rows;

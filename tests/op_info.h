@@ -143,6 +143,15 @@ struct OpInfo {
 };
 
 const std::vector<OpInfo>& op_infos();
+// The neural-network families' rows, one file each (tests/op_info_<family>.cpp).
+void add_activation_rows(std::vector<OpInfo>& rows);
+void add_attention_rows(std::vector<OpInfo>& rows);
+void add_conv_rows(std::vector<OpInfo>& rows);
+void add_indexing_rows(std::vector<OpInfo>& rows);
+void add_loss_rows(std::vector<OpInfo>& rows);
+void add_norm_rows(std::vector<OpInfo>& rows);
+void add_pooling_rows(std::vector<OpInfo>& rows);
+const std::vector<OpInfo>& op_infos();
 const OpInfo* find_op_info(std::string_view name);
 
 // Output-dtype rules.

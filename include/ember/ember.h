@@ -19,6 +19,7 @@
 #include "ember/generator.h"
 #include "ember/gradcheck.h"
 #include "ember/indexing.h"
+#include "ember/nn/functional.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"
 #include "ember/scalar.h"
