@@ -2,6 +2,13 @@
 // backend's kernels. Both happen during static initialisation of this one
 // file, so the ops exist before any kernel is registered against them.
 #include "core/op_decls.h"
+#include "core/op_decls_activation.h"
+#include "core/op_decls_attention.h"
+#include "core/op_decls_conv.h"
+#include "core/op_decls_indexing.h"
+#include "core/op_decls_loss.h"
+#include "core/op_decls_norm.h"
+#include "core/op_decls_pooling.h"
 
 #include "autograd/formula.h"
 #include "kernels/registration.h"
@@ -17,7 +24,13 @@ EMBER_BINARY_OPS(EMBER_DEFINE_PROMOTE)
 EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 EMBER_FIRST_TENSOR_OPS(EMBER_DEFINE_FIRST)
 EMBER_PROMOTE_OPS(EMBER_DEFINE_PROMOTE)
-EMBER_NN_OPS(EMBER_DEFINE_FIRST)
+EMBER_ACTIVATION_OPS(EMBER_DEFINE_FIRST)
+EMBER_ATTENTION_OPS(EMBER_DEFINE_FIRST)
+EMBER_CONV_OPS(EMBER_DEFINE_FIRST)
+EMBER_INDEXING_OPS(EMBER_DEFINE_FIRST)
+EMBER_LOSS_OPS(EMBER_DEFINE_FIRST)
+EMBER_NORM_OPS(EMBER_DEFINE_FIRST)
+EMBER_POOLING_OPS(EMBER_DEFINE_FIRST)
 #undef EMBER_DEFINE_PROMOTE
 #undef EMBER_DEFINE_FIRST
 #undef EMBER_DEFINE_UNARY
