@@ -210,7 +210,7 @@ std::string IValue::to_string() const {
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, None>) os << "None";
+        if constexpr (std::is_same_v<T, NoneValue>) os << "None";
         else if constexpr (std::is_same_v<T, Tensor>) {
           if (!v.defined()) os << "None";
           else os << "Tensor" << v.sizes() << " " << v.dtype();

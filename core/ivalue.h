@@ -13,18 +13,19 @@
 
 namespace ember {
 
-struct None {};
+// The payload of an IValue that holds nothing (an omitted optional argument).
+struct NoneValue {};
 
 class IValue {
  public:
-  using Payload = std::variant<None, Tensor, Scalar, int64_t, double, bool, std::vector<int64_t>, TensorList, DType,
+  using Payload = std::variant<NoneValue, Tensor, Scalar, int64_t, double, bool, std::vector<int64_t>, TensorList, DType,
                                std::string>;
   IValue() = default;
   IValue(Payload p) : v_(std::move(p)) {}  // NOLINT
 
   Payload& payload() { return v_; }
   const Payload& payload() const { return v_; }
-  bool is_none() const { return std::holds_alternative<None>(v_); }
+  bool is_none() const { return std::holds_alternative<NoneValue>(v_); }
   bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }
   bool is_tensor_list() const { return std::holds_alternative<TensorList>(v_); }
   const Tensor& tensor() const { return std::get<Tensor>(v_); }

@@ -20,7 +20,6 @@
 namespace ember::testing {
 namespace {
 
-using Shape = std::vector<int64_t>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -31,12 +30,6 @@ const std::vector<DType> kNumeric = {DType::Float32, DType::Float64, DType::Floa
                                      DType::Int32,   DType::Int64,   DType::UInt8};
 const std::vector<DType> kIntegral = {DType::Int32, DType::Int64, DType::UInt8, DType::Bool};  // with bool
 
-int64_t numel_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
-}
-
 // The value a C++ conversion of the integer v to dtype t gives.
 int64_t wrap_to(DType t, int64_t v) {
   switch (t) {
@@ -44,16 +37,6 @@ int64_t wrap_to(DType t, int64_t v) {
     case DType::UInt8: return static_cast<uint8_t>(v);
     case DType::Bool: return v != 0;
     default: return v;
-  }
-}
-
-// x rounded to the floating dtype t (what storing it gives).
-double round_to(DType t, double x) {
-  switch (t) {
-    case DType::Float32: return static_cast<float>(x);
-    case DType::Float16: return static_cast<float>(Half(static_cast<float>(x)));
-    case DType::BFloat16: return static_cast<float>(BFloat16(static_cast<float>(x)));
-    default: return x;
   }
 }
 
@@ -81,26 +64,6 @@ void store_as(DType t, char* p, double v) {
     case DType::UInt8: return store(p, static_cast<uint8_t>(v));
     case DType::Bool: return store(p, static_cast<uint8_t>(v != 0));
   }
-}
-
-// Calls f(multi_index, linear_index) for every element of `shape`, in row-major order.
-template <class F>
-void for_each_index(const Shape& shape, F f) {
-  const int64_t n = numel_of(shape);
-  Shape idx(shape.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    f(idx, k);
-    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
-int64_t linear_index(const Shape& idx, const Shape& shape) {
-  int64_t k = 0;
-  for (size_t d = 0; d < shape.size(); ++d) k = k * shape[d] + idx[d];
-  return k;
 }
 
 }  // namespace

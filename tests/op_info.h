@@ -46,6 +46,46 @@
 
 namespace ember::testing {
 
+// ---- small helpers shared by the op-info rows ----
+using Shape = std::vector<int64_t>;
+
+inline int64_t numel_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t v : s) n *= v;
+  return n;
+}
+
+// x rounded to the floating dtype t (what storing it gives).
+inline double round_to(DType t, double x) {
+  switch (t) {
+    case DType::Float32: return static_cast<float>(x);
+    case DType::Float16: return static_cast<float>(Half(static_cast<float>(x)));
+    case DType::BFloat16: return static_cast<float>(BFloat16(static_cast<float>(x)));
+    default: return x;
+  }
+}
+
+// Calls f(multi_index, linear_index) for every element of `shape`, in row-major order.
+template <class F>
+void for_each_index(const Shape& shape, F f) {
+  const int64_t n = numel_of(shape);
+  Shape idx(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    f(idx, k);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// The row-major position of multi-index idx in shape.
+inline int64_t linear_index(const Shape& idx, const Shape& shape) {
+  int64_t k = 0;
+  for (size_t d = 0; d < shape.size(); ++d) k = k * shape[d] + idx[d];
+  return k;
+}
+
 // A tensor's values, read from its memory through sizes and strides.
 struct HostTensor {
   std::vector<int64_t> shape;

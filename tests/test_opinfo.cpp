@@ -19,6 +19,7 @@
 #include "core/dispatcher.h"
 #include "ember/parallel.h"
 #include "tests/op_info.h"
+#include "tests/test_util.h"
 
 namespace ember::testing {
 namespace {
@@ -192,16 +193,6 @@ TEST_P(OpInfoTest, MatchesReference) {
   }
 }
 
-// Restores the thread count when a test ends.
-class ThreadCountGuard {
- public:
-  ThreadCountGuard() : saved_(get_num_threads()) {}
-  ~ThreadCountGuard() { set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
-
 TEST_P(OpInfoTest, ThreadCountInvariance) {
   const OpInfo& row = *GetParam();
   std::vector<DType> dtypes;  // float32 (or the first dtype the op takes), and an integer dtype
@@ -218,7 +209,7 @@ TEST_P(OpInfoTest, ThreadCountInvariance) {
       break;
     }
   }
-  ThreadCountGuard guard;
+  ThreadCount restore_threads;
   for (DType t : chosen) {
     // Two identical sets of samples: in-place ops write their inputs.
     const std::vector<Sample> one = row.make_samples(t, SampleSize::Large);

@@ -13,19 +13,12 @@
 #include "ember/error.h"
 #include "ember/generator.h"
 #include "ember/parallel.h"
+#include "tests/test_util.h"
 
 namespace ember {
 namespace {
 
-// Restores the intra-op thread count when a test ends.
-class ThreadCountGuard {
- public:
-  ThreadCountGuard() : saved_(get_num_threads()) {}
-  ~ThreadCountGuard() { set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
+using ember::testing::ThreadCount;
 
 template <class T>
 bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
@@ -252,7 +245,7 @@ TEST(RandomFill, ElementDependsOnlyOnSeedOffsetAndIndex) {
 }
 
 TEST(RandomFill, BitwiseIdenticalForOneAndManyThreads) {
-  ThreadCountGuard guard;
+  ThreadCount restore_threads;
   const int64_t n = 300007;  // many chunks and a partial last block
   set_num_threads(1);
   const auto uf1 = uniform<float>(n, 99, 5), nf1 = normal<float>(n, 99, 5);

@@ -21,6 +21,8 @@
 namespace ember {
 namespace {
 
+using ember::testing::ThreadCount;
+
 using ::ember::testing::all_close;
 using ::ember::testing::values;
 
@@ -60,15 +62,6 @@ bool same_bits(const Tensor& a, const Tensor& b) {
   const Tensor ca = a.contiguous(), cb = b.contiguous();
   return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.nbytes()) == 0;
 }
-
-class ThreadCount {
- public:
-  explicit ThreadCount(int n) : saved_(get_num_threads()) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
 
 // ---- transpose and permute of a 0-d tensor ----
 

@@ -11,6 +11,20 @@
 
 namespace ember::testing {
 
+// Sets the intra-op thread count for a scope and restores it at the end;
+// default-constructed, it only restores (for a test that changes it freely).
+class ThreadCount {
+ public:
+  ThreadCount() : saved_(get_num_threads()) {}
+  explicit ThreadCount(int n) : ThreadCount() { set_num_threads(n); }
+  ~ThreadCount() { set_num_threads(saved_); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+
+ private:
+  int saved_;
+};
+
 // All values of a tensor (any layout, any device) as doubles, in row-major order.
 inline std::vector<double> values(const Tensor& t) {
   Tensor c = t.to(Device::cpu(), DType::Float64).contiguous();

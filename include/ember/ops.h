@@ -137,4 +137,21 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
 std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
 
+// ---- gather, scatter, index_select, masked_select, repeat, flip, roll (nn/ops_indexing.cpp) ----
+// Index tensors hold int64 (index_select/index_add also take int32); an id
+// outside [0, size) is an ember::Error naming the op, the id and the size.
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+// Repeated ids add up in index order, the same for any thread count.
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+// The elements where the bool mask (broadcast with self) is true, as a 1-D tensor.
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+Tensor repeat(const Tensor& self, IntArrayRef repeats);
+Tensor flip(const Tensor& self, IntArrayRef dims);
+// Without dims, rolls the flattened tensor and restores its shape.
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {});
+
 }  // namespace ember

@@ -1,0 +1,146 @@
+// nn::functional::scaled_dot_product_attention: argument errors (each one),
+// special cases, and long sequences against the composite
+// softmax(q k^T * scale + mask) v written with ember ops in float64.
+// The op-info rows (tests/op_info_attention.cpp) pin the values of many small shapes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/op_decls_attention.h"
+#include "ember/ember.h"
+#include "ember/nn/functional/attention.h"
+#include "ember/parallel.h"
+#include "tests/test_util.h"
+
+namespace ember::testing {
+namespace {
+
+namespace F = ember::nn::functional;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Tensor input(IntArrayRef sizes, uint64_t seed, DType t = kFloat32) {
+  Generator g(seed);
+  return randn(sizes, kFloat64, &g).to(t);
+}
+
+// The composite, in float64 with ember ops: the attention matrix is materialised.
+Tensor composite(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask = Tensor(),
+                 bool causal = false) {
+  const Tensor qd = q.to(kFloat64), kd = k.to(kFloat64), vd = v.to(kFloat64);
+  Tensor s = qd.matmul(kd.transpose(-2, -1)).mul(Scalar(1.0 / std::sqrt(static_cast<double>(q.size(-1)))));
+  if (mask.defined() && mask.dtype() == kBool) s = s.masked_fill(mask.logical_not(), Scalar(-kInf));
+  else if (mask.defined()) s = s + mask.to(kFloat64);
+  if (causal) s = s.masked_fill(ones({q.size(-2), k.size(-2)}, kBool).tril().logical_not(), Scalar(-kInf));
+  const Tensor e = (s - s.amax({-1}, true)).exp();
+  return (e / e.sum({-1}, true)).matmul(vd);
+}
+
+TEST(ScaledDotProductAttention, ErrorsNameTheProblem) {
+  const Tensor q = input({2, 3, 4, 8}, 1), k = input({2, 3, 5, 8}, 2), v = input({2, 3, 5, 6}, 3);
+  const std::string op = "scaled_dot_product_attention";
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({3, 5}, kBool)), op.c_str(),
+                     "attn_mask of shape [3, 5] cannot be broadcast", "[2, 3, 4, 5]");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, input({2, 3, 5, 7}, 4), v), op.c_str(), "head dim");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, input({3, 3, 5, 8}, 5), input({3, 3, 5, 6}, 6)),
+                     op.c_str(), "batch dims", "do not broadcast");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, input({2, 3, 6, 6}, 7)), op.c_str(),
+                     "same length S");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, input({3, 5, 8}, 8), input({3, 5, 6}, 9)), op.c_str(),
+                     "same number of dims");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(input({8}, 10), input({8}, 11), input({8}, 12)), op.c_str(),
+                     "at least 2");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({4, 5}, kBool), true), op.c_str(),
+                     "is_causal and attn_mask cannot both be set");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({4, 5}, DType::Int64)), op.c_str(),
+                     "attn_mask must be bool", "int64");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({4, 5}, kFloat64)), op.c_str(),
+                     "attn_mask must be bool", "float64");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k.to(kFloat64), v), op.c_str(), "one dtype");
+}
+
+TEST(ScaledDotProductAttention, BackwardOpChecksItsUpstreamShapes) {
+  const Tensor q = input({1, 2, 4, 8}, 1), k = input({1, 2, 5, 8}, 2), v = input({1, 2, 5, 6}, 3);
+  const auto [out, lse] = op::flash_attention.call(q, k, v, std::nullopt, false, std::nullopt);
+  EXPECT_EMBER_ERROR(op::flash_attention_backward.call(input({1, 2, 4, 5}, 4), std::nullopt, q, k, v, out, lse,
+                                                       std::nullopt, false, std::nullopt),
+                     "flash_attention_backward", "grad_output must have shape [1, 2, 4, 6]");
+  EXPECT_EMBER_ERROR(op::flash_attention_backward.call(out, std::nullopt, q, k, v, out, lse.to(kFloat64),
+                                                       std::nullopt, false, std::nullopt),
+                     "flash_attention_backward", "logsumexp must have dtype float32");
+}
+
+TEST(ScaledDotProductAttention, LongSequencesMatchTheComposite) {
+  // Several query and key blocks, ragged last blocks, head dims that are not a multiple of the SIMD width.
+  const Tensor q = input({2, 2, 300, 20}, 1), k = input({2, 2, 333, 20}, 2), v = input({2, 2, 333, 13}, 3);
+  EXPECT_TRUE(all_close(F::scaled_dot_product_attention(q, k, v), composite(q, k, v), 1e-4, 1e-5));
+  const Tensor qs = input({1, 3, 257, 16}, 4);
+  EXPECT_TRUE(all_close(F::scaled_dot_product_attention(qs, qs, qs, std::nullopt, true),
+                        composite(qs, qs, qs, Tensor(), true), 1e-4, 1e-5));
+  const Tensor mask = input({300, 333}, 5).gt(Scalar(-1.0));  // ~84% attended
+  EXPECT_TRUE(all_close(F::scaled_dot_product_attention(q, k, v, mask), composite(q, k, v, mask), 1e-4, 1e-5));
+}
+
+TEST(ScaledDotProductAttention, LargeScoresDoNotOverflow) {
+  // Scores of several thousand: exp would overflow without the running max.
+  const Tensor q = input({1, 1, 70, 8}, 1).mul(Scalar(300.0)), k = input({1, 1, 200, 8}, 2),
+               v = input({1, 1, 200, 4}, 3);
+  const Tensor out = F::scaled_dot_product_attention(q, k, v);
+  EXPECT_TRUE(all_close(out, composite(q, k, v), 1e-4, 1e-5));
+}
+
+TEST(ScaledDotProductAttention, RowWithEveryKeyMaskedIsNaN) {
+  const Tensor q = input({1, 1, 3, 4}, 1), k = input({1, 1, 5, 4}, 2), v = input({1, 1, 5, 2}, 3);
+  Tensor mask = ones({3, 5}, kBool);
+  mask.select(0, 1).fill_(Scalar(false));
+  const std::vector<double> out = values(F::scaled_dot_product_attention(q, k, v, mask));
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_TRUE(std::isfinite(out[static_cast<size_t>(c)]));
+    EXPECT_TRUE(std::isnan(out[static_cast<size_t>(2 + c)]));
+    EXPECT_TRUE(std::isfinite(out[static_cast<size_t>(4 + c)]));
+  }
+  Tensor additive = zeros({3, 5});
+  additive.select(0, 2).fill_(Scalar(-kInf));
+  const std::vector<double> out2 = values(F::scaled_dot_product_attention(q, k, v, additive));
+  EXPECT_TRUE(std::isnan(out2[4]) && std::isnan(out2[5]));
+  EXPECT_TRUE(std::isfinite(out2[0]));
+}
+
+TEST(ScaledDotProductAttention, NoKeysGiveZeros) {
+  const Tensor out = F::scaled_dot_product_attention(input({2, 3, 4}, 1), empty({2, 0, 4}), empty({2, 0, 5}));
+  EXPECT_TRUE(all_close(out, zeros({2, 3, 5})));
+}
+
+TEST(ScaledDotProductAttention, ExplicitScaleAndBroadcastHeads) {
+  // One key/value head shared by four query heads (multi-query attention).
+  const Tensor q = input({2, 4, 6, 8}, 1), k = input({2, 1, 7, 8}, 2), v = input({2, 1, 7, 8}, 3);
+  const Tensor out = F::scaled_dot_product_attention(q, k, v, std::nullopt, false, 0.5);
+  const Tensor want = composite(q.mul(Scalar(0.5 * std::sqrt(8.0))), k.expand({2, 4, 7, 8}), v.expand({2, 4, 7, 8}));
+  EXPECT_TRUE(all_close(out, want, 1e-5, 1e-6));
+}
+
+TEST(ScaledDotProductAttention, ReducedPrecisionComputesInFloat32) {
+  const Tensor q = input({1, 2, 33, 16}, 1, kBFloat16), k = input({1, 2, 40, 16}, 2, kBFloat16),
+               v = input({1, 2, 40, 16}, 3, kBFloat16);
+  const Tensor out = F::scaled_dot_product_attention(q, k, v, std::nullopt, true);
+  EXPECT_EQ(out.dtype(), kBFloat16);
+  EXPECT_TRUE(all_close(out, composite(q, k, v, Tensor(), true), 1e-2, 1e-2));
+  const auto [o16, lse] = op::flash_attention.call(q.to(kFloat16), k.to(kFloat16), v.to(kFloat16), std::nullopt,
+                                                    false, std::nullopt);
+  EXPECT_EQ(o16.dtype(), kFloat16);
+  EXPECT_EQ(lse.dtype(), kFloat32);  // the saved logsumexp keeps float32
+}
+
+TEST(ScaledDotProductAttention, SameBitsOnOneAndTwoThreads) {
+  const Tensor q = input({1, 2, 200, 24}, 1), k = input({1, 2, 190, 24}, 2), v = input({1, 2, 190, 24}, 3);
+  const int saved = get_num_threads();
+  set_num_threads(1);
+  const Tensor a = F::scaled_dot_product_attention(q, k, v, std::nullopt, true);
+  set_num_threads(2);
+  const Tensor b = F::scaled_dot_product_attention(q, k, v, std::nullopt, true);
+  set_num_threads(saved);
+  EXPECT_TRUE(all_close(a, b, 0, 0));
+}
+
+}  // namespace
+}  // namespace ember::testing
