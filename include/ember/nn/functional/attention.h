@@ -4,7 +4,7 @@
 //   softmax(query @ key^T * scale + mask) @ value
 //
 // computed by a fused, memory-efficient kernel that never holds the L x S
-// attention matrix (flash attention; docs/ops.md), with its backward.
+// attention matrix (flash attention; docs/nn.md), with its backward.
 #pragma once
 
 #include <optional>

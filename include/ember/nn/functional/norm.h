@@ -7,8 +7,7 @@
 //
 // Each takes a floating-point input (float32, float64, float16, bfloat16),
 // returns a new tensor of the input's shape and dtype (softmax: of `dtype`
-// when given), and is differentiable (softmax, log_softmax and layer_norm
-// twice). Statistics are computed in float32 for f16/bf16 and float32 inputs,
+// when given), and is twice differentiable. Statistics are computed in float32 for f16/bf16 and float32 inputs,
 // in float64 for float64 inputs. Results do not depend on the thread count.
 // Bad arguments raise an ember::Error naming the op and the shapes.
 #pragma once

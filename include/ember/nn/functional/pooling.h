@@ -29,7 +29,8 @@ namespace ember::nn::functional {
 // The maximum of each kernel_size window (dilated by `dilation`, stepped by
 // `stride`, which defaults to kernel_size) over the input padded with -inf
 // by `padding` (at most half the kernel). ceil_mode rounds the output size
-// up (a window may then hang over the right edge, never start in the padding).
+// up (a window may then hang over the right edge, but never starts in the
+// right padding).
 // NaN propagates. Output size floor((H + 2 p - d (k - 1) - 1) / s) + 1 per dim.
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
                   IntArrayRef dilation = 1, bool ceil_mode = false);
