@@ -25,3 +25,5 @@
 #include "ember/scalar.h"
 #include "ember/serialize.h"
 #include "ember/tensor.h"
+#include "ember/training_checkpoint.h"
+#include "ember/version.h"

@@ -14,10 +14,14 @@ int main(int argc, char** argv) {
   std::string op_name;
   CLI::App* dispatch = inspect->add_subcommand("dispatch", "List the dispatcher's ops, or one op's kernel table");
   dispatch->add_option("op", op_name, "An op name, e.g. add");
+  std::string checkpoint_path;
+  CLI::App* checkpoint = inspect->add_subcommand("checkpoint", "Print a training checkpoint or a safetensors file");
+  checkpoint->add_option("path", checkpoint_path, "The file")->required();
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (dispatch->parsed()) return ember::cli::inspect_dispatch(op_name);
+    if (checkpoint->parsed()) return ember::cli::inspect_checkpoint(checkpoint_path);
   } catch (const ember::Error& e) {
     std::cerr << "ember: " << e.what() << "\n";
     return 1;

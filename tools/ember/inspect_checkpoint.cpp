@@ -1,0 +1,60 @@
+// `ember inspect checkpoint PATH`: how a training checkpoint was made (epoch,
+// step, generator state, the run's info strings) and its tensors by part,
+// with dtypes, shapes and element counts. A plain safetensors file (a model's
+// state_dict) is listed too: its metadata and tensors.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "ember/training_checkpoint.h"
+#include "tools/ember/commands.h"
+
+namespace ember::cli {
+namespace {
+
+std::string shape_text(const Tensor& t) {
+  std::ostringstream os;
+  os << t.sizes();
+  return os.str();
+}
+
+void print_tensors(const TensorDict& tensors, const std::string& indent) {
+  size_t width = 4;
+  for (const auto& [name, t] : tensors) width = std::max(width, name.size());
+  int64_t total = 0;
+  for (const auto& [name, t] : tensors) {
+    std::cout << indent << std::left << std::setw(static_cast<int>(width) + 2) << name << std::setw(10)
+              << dtype_name(t.dtype()) << shape_text(t) << "\n";
+    total += t.numel();
+  }
+  std::cout << indent << tensors.size() << " tensors, " << total << " elements\n";
+}
+
+}  // namespace
+
+int inspect_checkpoint(const std::string& path) {
+  SafetensorsFile file = load_safetensors(path);
+  const auto format = file.metadata.find("format");
+  if (format == file.metadata.end() || format->second != "ember.training_checkpoint.v1") {
+    std::cout << path << ": a safetensors file\n";
+    for (const auto& [key, value] : file.metadata) std::cout << "  " << key << ": " << value << "\n";
+    print_tensors(file.tensors, "  ");
+    return 0;
+  }
+  const TrainingCheckpoint ckpt = load_training_checkpoint(path);  // verifies the checksum
+  std::cout << path << ": an ember training checkpoint (checksum " << file.metadata["checksum"] << " verified)\n"
+            << "  made by ember " << file.metadata["ember_version"] << "\n"
+            << "  epoch " << ckpt.epoch << ", step " << ckpt.step << "\n"
+            << "  generator: seed " << ckpt.rng_seed << ", offset " << ckpt.rng_offset << "\n";
+  if (!ckpt.info.empty()) {
+    std::cout << "  how it was made:\n";
+    for (const auto& [key, value] : ckpt.info) std::cout << "    " << key << ": " << value << "\n";
+  }
+  for (const auto& [part, tensors] : ckpt.states) {
+    std::cout << "  " << part << ":\n";
+    print_tensors(tensors, "    ");
+  }
+  return 0;
+}
+
+}  // namespace ember::cli
