@@ -1,5 +1,5 @@
 # ember's front door. Each target installs what it needs (tools/bootstrap.sh).
-#   make demo       build and run the demo
+#   make demo       build, then train the demo CNN on Fashion-MNIST (config/fashion_mnist_cnn.yaml)
 #   make test       build everything and run the unit, golden and cuda tests (CUDA tests skip without a GPU)
 #   make test-slow  the tests labelled slow
 #   make sanitize   ASan + UBSan build, unit and autograd tests
@@ -26,7 +26,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	$(BUILD)/examples/quickstart
+	$(BUILD)/ember train --config config/fashion_mnist_cnn.yaml
 
 test: build
 	$(CTEST) -L 'unit|autograd|golden|cuda'

@@ -8,10 +8,12 @@
 #include "core/op_decls_indexing.h"
 #include "core/op_decls_loss.h"
 #include "core/op_decls_norm.h"
+#include "core/op_decls_optim.h"
 #include "core/op_decls_pooling.h"
 
 #include "autograd/formula.h"
 #include "kernels/registration.h"
+#include "nn/amp/autocast_kernel.h"
 
 namespace ember::op {
 
@@ -30,6 +32,7 @@ EMBER_CONV_OPS(EMBER_DEFINE_FIRST)
 EMBER_INDEXING_OPS(EMBER_DEFINE_FIRST)
 EMBER_LOSS_OPS(EMBER_DEFINE_FIRST)
 EMBER_NORM_OPS(EMBER_DEFINE_FIRST)
+EMBER_OPTIM_OPS(EMBER_DEFINE_FIRST)
 EMBER_POOLING_OPS(EMBER_DEFINE_FIRST)
 #undef EMBER_DEFINE_PROMOTE
 #undef EMBER_DEFINE_FIRST
@@ -39,6 +42,7 @@ namespace {
 const bool kernels_registered = [] {
   register_all_kernels();
   autograd::install_autograd();
+  amp::install_autocast();
   return true;
 }();
 }  // namespace

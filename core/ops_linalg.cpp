@@ -24,7 +24,10 @@ void check_matrix_operands(const char* op, const Tensor& a, const Tensor& b) {
               "); convert them to an integer or floating dtype");
 }
 
+// Under autocast the dispatched mm/bmm/addmm cast both operands to one dtype
+// (include/ember/amp.h), so the composites must not refuse mixed dtypes first.
 void check_same_dtype(const char* op, const char* name_a, const Tensor& a, const char* name_b, const Tensor& b) {
+  if (local_dispatch_keys().included.has(DispatchKey::Autocast)) return;
   EMBER_CHECK(a.dtype() == b.dtype(), op, ": expected ", name_a, " and ", name_b,
               " to have the same dtype, but got: ", a.dtype(), " != ", b.dtype(), " (shapes ", a.sizes(), " and ",
               b.sizes(), ")");

@@ -122,10 +122,11 @@ EMBER_HOST_DEVICE inline void box_muller(float u1, float u2, float& z0, float& z
   z1 = r * sinf(theta);
 }
 EMBER_HOST_DEVICE inline void box_muller(double u1, double u2, double& z0, double& z1) {
-  const double r = sqrt(-2.0 * log(1.0 - u1));
+  // Qualified: inside namespace ember, ember::log (the tensor op) would hide them.
+  const double r = ::sqrt(-2.0 * ::log(1.0 - u1));
   const double theta = 6.2831853071795865 * u2;
-  z0 = r * cos(theta);
-  z1 = r * sin(theta);
+  z0 = r * ::cos(theta);
+  z1 = r * ::sin(theta);
 }
 
 // The kElementsPerBlock<T> elements of one block, per Note [Philox element mapping],

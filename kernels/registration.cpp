@@ -18,6 +18,7 @@ void register_all_kernels() {
   register_cpu_indexing_kernels();
   register_cpu_loss_kernels();
   register_cpu_norm_kernels();
+  register_cpu_optim_kernels();
   register_cpu_pooling_kernels();
 #ifdef EMBER_WITH_CUDA
   register_cuda_kernels();

@@ -22,6 +22,7 @@ void register_cpu_conv_kernels();
 void register_cpu_indexing_kernels();
 void register_cpu_loss_kernels();
 void register_cpu_norm_kernels();
+void register_cpu_optim_kernels();
 void register_cpu_pooling_kernels();
 #ifdef EMBER_WITH_CUDA
 void register_cuda_kernels();

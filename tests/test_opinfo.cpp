@@ -177,10 +177,15 @@ TEST_P(OpInfoTest, DispatchTableMatchesOpInfo) {
   }
 }
 
+// The fused optimiser updates (_fused_adam_, ...) update lists of tensors in
+// place, which the row format cannot describe; tests/test_optim_fused.cpp and
+// tests/golden_optim.cpp cover them.
+bool needs_row(const std::string& op) { return !op.starts_with("_fused_"); }
+
 TEST(OpInfo, EveryDispatchedOpHasARow) {
   std::vector<std::string> missing;
   for (const OpEntry* op : Dispatcher::instance().ops()) {
-    if (find_op_info(op->name()) == nullptr) missing.push_back(op->name());
+    if (needs_row(op->name()) && find_op_info(op->name()) == nullptr) missing.push_back(op->name());
   }
   EXPECT_TRUE(missing.empty()) << "dispatched ops without an op-info row in tests/op_info.cpp: " << join(missing);
 }

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(cmake make g++ ccache pkg-config libeigen3-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
-          libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist)
 case "${1:-}" in
   bench) packages+=(libtorch-dev libopenblas0-openmp) ;;
   golden) packages+=(python3-torch python3-numpy) ;;

@@ -18,10 +18,19 @@ int main(int argc, char** argv) {
   CLI::App* checkpoint = inspect->add_subcommand("checkpoint", "Print a training checkpoint or a safetensors file");
   checkpoint->add_option("path", checkpoint_path, "The file")->required();
 
+  ember::cli::TrainCommand train_command;
+  CLI::App* train = app.add_subcommand("train", "Train a model as a YAML config says (docs/training.md)");
+  train->add_option("--config", train_command.config_path, "The config file, e.g. config/fashion_mnist_cnn.yaml");
+  train->add_option("--set", train_command.overrides, "Override a config key: --set optimizer.lr=0.01 (repeatable)")
+      ->allow_extra_args(false);
+  train->add_option("--resume", train_command.resume, "Continue from a checkpoint (e.g. runs/x/last.ckpt)");
+  train->add_flag("--dry-run", train_command.dry_run, "Check the config and build the model, then exit");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (dispatch->parsed()) return ember::cli::inspect_dispatch(op_name);
     if (checkpoint->parsed()) return ember::cli::inspect_checkpoint(checkpoint_path);
+    if (train->parsed()) return ember::cli::train(train_command);
   } catch (const ember::Error& e) {
     std::cerr << "ember: " << e.what() << "\n";
     return 1;

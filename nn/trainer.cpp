@@ -1,0 +1,213 @@
+// Trainer (<ember/trainer.h>): the loop, evaluation, checkpoints and resume.
+// See Note [Trainer steps and resume].
+#include <chrono>
+
+#include "ember/amp.h"
+#include "ember/autograd.h"
+#include "ember/error.h"
+#include "ember/nn/functional/loss.h"
+#include "ember/nn/utils.h"
+#include "ember/trainer.h"
+
+namespace ember {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Sums of a pass, turned into means at the end.
+struct RunningMetrics {
+  double loss_sum = 0;
+  double correct = 0;
+  int64_t samples = 0;
+
+  void add(const Tensor& output, const Tensor& target, const Tensor& loss, bool classification) {
+    const int64_t n = output.size(0);
+    loss_sum += loss.item<double>() * static_cast<double>(n);
+    if (classification) correct += output.argmax(1).eq(target).to(kFloat64).sum().item<double>();
+    samples += n;
+  }
+  EvalResult result() const {
+    if (samples == 0) return {};
+    const double n = static_cast<double>(samples);
+    return {loss_sum / n, correct / n, samples};
+  }
+};
+
+}  // namespace
+
+double EpochMetrics::get(const std::string& name) const {
+  if (name == "train_loss") return train.loss;
+  if (name == "train_acc") return train.accuracy;
+  if (name == "lr") return lr;
+  if (name == "seconds") return seconds;
+  if (name == "data_wait_seconds") return data_wait_seconds;
+  if (name == "test_loss" || name == "test_acc") {
+    EMBER_CHECK(test.has_value(), "EpochMetrics: '", name, "' needs an eval loader, and fit() was given none");
+    return name == "test_loss" ? test->loss : test->accuracy;
+  }
+  EMBER_FAIL("EpochMetrics: unknown metric '", name,
+             "' (expected train_loss, train_acc, test_loss, test_acc, lr, seconds or data_wait_seconds)");
+}
+
+Trainer::Trainer(TrainerOptions options) : options_(std::move(options)) {
+  EMBER_CHECK(options_.epochs >= 0, "Trainer: epochs must be >= 0, got ", options_.epochs);
+  EMBER_CHECK(options_.accumulate_grad_batches >= 1, "Trainer: accumulate_grad_batches must be >= 1, got ",
+              options_.accumulate_grad_batches);
+  EMBER_CHECK(!options_.clip_grad_norm || *options_.clip_grad_norm > 0, "Trainer: clip_grad_norm must be > 0, got ",
+              options_.clip_grad_norm.value_or(0));
+}
+
+Tensor Trainer::compute_loss(const Tensor& output, const Tensor& target) const {
+  if (options_.loss) return options_.loss(output, target);
+  return nn::functional::cross_entropy(output, target);
+}
+
+double Trainer::current_lr() const {
+  if (optimizer_ == nullptr || optimizer_->param_groups().empty()) return 0;
+  return optimizer_->param_groups().front().options().lr();
+}
+
+FitResult Trainer::fit(const TrainableModel& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+                       data::DataLoader& train_loader, data::DataLoader* eval_loader) {
+  EMBER_CHECK(model.module != nullptr && model.forward, "Trainer::fit: the model has no module or no forward");
+  module_ = model.module;
+  optimizer_ = &optimizer;
+  scheduler_ = scheduler;
+  train_loader_ = &train_loader;
+  stop_requested_ = false;
+  epochs_completed_ = 0;
+  step_ = 0;
+  if (!options_.resume_from.empty()) resume(options_.resume_from);
+
+  FitResult result;
+  optimizer.zero_grad(options_.zero_grad_set_to_none);
+  for (auto& callback : options_.callbacks) callback->on_train_start(*this);
+  for (int64_t epoch = epochs_completed_ + 1; epoch <= options_.epochs && !stop_requested_; ++epoch) {
+    for (auto& callback : options_.callbacks) callback->on_epoch_start(*this, epoch);
+    const auto start = std::chrono::steady_clock::now();
+    const double wait_before = train_loader.wait_seconds();
+    bool complete = false;
+    EpochMetrics metrics;
+    metrics.epoch = epoch;
+    metrics.train = train_epoch(model, epoch, complete);
+    if (!complete) break;  // stopped inside the epoch: it does not count
+    metrics.lr = current_lr();
+    if (scheduler != nullptr && options_.scheduler_interval == SchedulerInterval::kEpoch) scheduler->step();
+    if (eval_loader != nullptr) metrics.test = evaluate(model, *eval_loader);
+    metrics.seconds = seconds_since(start);
+    metrics.data_wait_seconds = train_loader.wait_seconds() - wait_before;
+    epochs_completed_ = epoch;
+    result.history.push_back(metrics);
+    for (auto& callback : options_.callbacks) callback->on_epoch_end(*this, metrics);
+  }
+  result.stopped = stop_requested_;
+  for (auto& callback : options_.callbacks) callback->on_train_end(*this, result);
+  return result;
+}
+
+EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool& complete) {
+  data::DataLoader& loader = *train_loader_;
+  model.module->train();
+  const auto start = std::chrono::steady_clock::now();
+  const double wait_before = loader.wait_seconds();
+  const int64_t k = options_.accumulate_grad_batches;
+  RunningMetrics running;
+  BatchProgress progress;
+  progress.epoch = epoch;
+  progress.batches_per_epoch = static_cast<int64_t>(loader.size());
+  int64_t pending = 0;  // batches whose gradients wait for the next step
+  complete = true;
+  for (data::Example& batch : loader) {
+    Tensor output, loss;
+    {
+      amp::autocast mixed(options_.autocast.value_or(DType::BFloat16), options_.autocast.has_value());
+      output = model.forward(batch.data);
+      loss = compute_loss(output, batch.target);
+    }
+    (k == 1 ? loss : loss / static_cast<double>(k)).backward();
+    {
+      NoGradGuard no_grad;
+      running.add(output.detach(), batch.target, loss.detach(), options_.classification);
+    }
+    if (++pending == k) {
+      optimizer_step();
+      pending = 0;
+    }
+    ++progress.batch;
+    const EvalResult so_far = running.result();
+    progress.step = step_;
+    progress.loss = so_far.loss;
+    progress.accuracy = so_far.accuracy;
+    progress.samples = so_far.samples;
+    progress.seconds = seconds_since(start);
+    progress.data_wait_seconds = loader.wait_seconds() - wait_before;
+    for (auto& callback : options_.callbacks) callback->on_batch_end(*this, progress);
+    if (stop_requested_ && progress.batch < progress.batches_per_epoch) {
+      complete = false;
+      break;
+    }
+  }
+  if (complete && pending > 0) optimizer_step();  // the epoch's last, shorter accumulation
+  return running.result();
+}
+
+void Trainer::optimizer_step() {
+  if (options_.clip_grad_norm) nn::clip_grad_norm_(optimizer_->parameters(), *options_.clip_grad_norm);
+  optimizer_->step();
+  optimizer_->zero_grad(options_.zero_grad_set_to_none);
+  ++step_;
+  if (scheduler_ != nullptr && options_.scheduler_interval == SchedulerInterval::kStep) scheduler_->step();
+}
+
+EvalResult Trainer::evaluate(const TrainableModel& model, data::DataLoader& loader) {
+  EMBER_CHECK(model.module != nullptr && model.forward, "Trainer::evaluate: the model has no module or no forward");
+  NoGradGuard no_grad;
+  const bool was_training = model.module->is_training();
+  model.module->eval();
+  RunningMetrics running;
+  for (data::Example& batch : loader) {
+    amp::autocast mixed(options_.autocast.value_or(DType::BFloat16), options_.autocast.has_value());
+    const Tensor output = model.forward(batch.data);
+    running.add(output, batch.target, compute_loss(output, batch.target), options_.classification);
+  }
+  model.module->train(was_training);
+  return running.result();
+}
+
+TrainingCheckpoint Trainer::make_checkpoint() const {
+  EMBER_CHECK(module_ != nullptr && optimizer_ != nullptr, "Trainer::make_checkpoint: no fit() has started");
+  TrainingCheckpoint checkpoint;
+  checkpoint.states["model"] = module_->state_dict();
+  checkpoint.states["optimizer"] = optimizer_->state_dict();
+  if (scheduler_ != nullptr) checkpoint.states["scheduler"] = scheduler_->state_dict();
+  checkpoint.states["train_data"] = train_loader_->state_dict();
+  checkpoint.epoch = epochs_completed_;
+  checkpoint.step = step_;
+  checkpoint.info = options_.info;
+  capture_global_rng(checkpoint);
+  return checkpoint;
+}
+
+void Trainer::save_checkpoint(const std::string& path) const { save_training_checkpoint(make_checkpoint(), path); }
+
+void Trainer::resume(const std::string& path) {
+  const TrainingCheckpoint checkpoint = load_training_checkpoint(path);
+  auto part = [&](const char* name) -> const TensorDict& {
+    auto it = checkpoint.states.find(name);
+    EMBER_CHECK(it != checkpoint.states.end(), "Trainer: cannot resume from ", path, ": it has no '", name,
+                "' state");
+    return it->second;
+  };
+  module_->load_state_dict(part("model"));
+  optimizer_->load_state_dict(part("optimizer"));
+  if (scheduler_ != nullptr) scheduler_->load_state_dict(part("scheduler"));
+  train_loader_->load_state_dict(part("train_data"));
+  restore_global_rng(checkpoint);
+  epochs_completed_ = checkpoint.epoch;
+  step_ = checkpoint.step;
+}
+
+}  // namespace ember
