@@ -278,7 +278,6 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   s.read("clip_grad_norm", c.clip_grad_norm);
   s.check(c.epochs > 0, "epochs", "must be > 0");
   s.check(c.threads > 0, "threads", "must be > 0");
-  // ember has no autocast yet: mixed precision cannot be offered.
   s.check(c.amp == "none" || c.amp == "bf16", "amp", "is '" + c.amp + "'; expected none or bf16");
   s.check(!c.output.empty(), "output", "must name a folder");
   s.check(c.accumulate_grad_batches > 0, "accumulate_grad_batches", "must be > 0");

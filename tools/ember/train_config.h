@@ -59,7 +59,7 @@ struct TrainConfig {
   int64_t epochs = 5;
   int64_t threads = 2;
   uint64_t seed = 0;
-  std::string amp = "none";
+  std::string amp = "none";  // "none" or "bf16" (TrainerOptions::autocast)
   std::string output = "runs/train";
   int64_t accumulate_grad_batches = 1;
   std::optional<double> clip_grad_norm;
