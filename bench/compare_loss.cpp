@@ -6,10 +6,8 @@
 // cross_entropy forward reads the logits (4 bytes per element), forward +
 // backward reads them twice and writes the gradient (12 bytes per element);
 // embedding backward reads the gradient rows and writes the whole table.
-// Before ember.h (through the harness): core/ivalue.h has its own None.
-#include "core/op_decls_loss.h"
-// (the op objects give the embedding backward kernel alone)
 #include "bench/compare_harness.h"
+#include "core/op_decls_loss.h"  // the op objects give the embedding backward kernel alone
 #include "ember/nn/functional/loss.h"
 
 using namespace ember_bench;

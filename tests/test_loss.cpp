@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-// Before ember.h: core/ivalue.h has its own None.
 #include "core/op_decls_loss.h"
 #include "ember/ember.h"
 #include "ember/nn/functional/loss.h"

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <functional>
 
-// Before ember.h: core/ivalue.h has its own None.
 #include "core/op_decls_optim.h"
 #include "ember/ember.h"
 #include "tests/test_util.h"
