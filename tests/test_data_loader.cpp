@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <optional>
 #include <vector>
 
 #include "ember/data.h"
@@ -279,13 +280,15 @@ TEST(DataLoader, StateFromALongerEpochIsAnError) {
 
 TEST(DataLoader, MovingALoaderKeepsItsIterationGoing) {
   DataLoader original(std::make_shared<RangeDataset>(6), {.batch_size = 2, .num_workers = 2});
+  // Declared before the iterator so that it outlives it, as a container must outlive its iterators.
+  std::optional<DataLoader> moved;
   auto it = original.begin();
-  DataLoader moved = std::move(original);
+  moved.emplace(std::move(original));
   std::vector<double> seen = values(it->target);
-  for (++it; it != moved.end(); ++it)
+  for (++it; it != moved->end(); ++it)
     for (double v : values(it->target)) seen.push_back(v);
   EXPECT_EQ(seen, (std::vector<double>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(moved.epoch(), 1u);
+  EXPECT_EQ(moved->epoch(), 1u);
 }
 
 TEST(DataLoader, CountsBatchesAndTheTimeSpentWaiting) {

@@ -104,7 +104,8 @@ class DataLoader {
   DataLoader& operator=(const DataLoader&) = delete;
 
   // Starts an epoch (or resumes one, after load_state_dict). One iteration
-  // at a time: a begin() ends the previous iteration.
+  // at a time: a begin() ends the previous iteration. As with a container,
+  // the loader (or the loader it was moved into) must outlive its iterators.
   Iterator begin();
   Sentinel end() const { return {}; }
 
