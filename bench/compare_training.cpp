@@ -19,6 +19,24 @@ namespace eoptim = ember::optim;
 
 namespace {
 
+// One classifier training step on each side: zero_grad, cross entropy of the logits, backward, step.
+template <class EModel, class EOpt, class TModel, class TOpt>
+Case classifier_step(const char* name, std::shared_ptr<EModel> e_model, std::shared_ptr<EOpt> e_opt, ember::Tensor ex,
+                     ember::Tensor ey, std::shared_ptr<TModel> t_model, std::shared_ptr<TOpt> t_opt, torch::Tensor tx,
+                     torch::Tensor ty) {
+  return {name,
+          [=] {
+            e_opt->zero_grad();
+            F::cross_entropy((*e_model)(ex), ey).backward();
+            e_opt->step();
+          },
+          [=] {
+            t_opt->zero_grad();
+            torch::nn::functional::cross_entropy((*t_model)->forward(tx), ty).backward();
+            t_opt->step();
+          }};
+}
+
 Case mlp_case() {
   auto e_model = std::make_shared<enn::Sequential>(enn::Linear(784, 512), enn::ReLU(), enn::Linear(512, 512),
                                                    enn::ReLU(), enn::Linear(512, 10));
@@ -33,17 +51,7 @@ Case mlp_case() {
       std::make_shared<torch::optim::SGD>((*t_model)->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
   auto tx = torch::randn({128, 784});
   auto ty = torch::randint(0, 10, {128}, torch::kLong);
-  return {"MLP 784-512-512-10 b128 SGD momentum step",
-          [=] {
-            e_opt->zero_grad();
-            F::cross_entropy((*e_model)(ex), ey).backward();
-            e_opt->step();
-          },
-          [=] {
-            t_opt->zero_grad();
-            torch::nn::functional::cross_entropy((*t_model)->forward(tx), ty).backward();
-            t_opt->step();
-          }};
+  return classifier_step("MLP 784-512-512-10 b128 SGD momentum step", e_model, e_opt, ex, ey, t_model, t_opt, tx, ty);
 }
 
 Case cnn_case() {
@@ -63,17 +71,7 @@ Case cnn_case() {
   auto t_opt = std::make_shared<torch::optim::Adam>((*t_model)->parameters(), torch::optim::AdamOptions(1e-3));
   auto tx = torch::randn({64, 1, 28, 28});
   auto ty = torch::randint(0, 10, {64}, torch::kLong);
-  return {"demo CNN b64 Adam step",
-          [=] {
-            e_opt->zero_grad();
-            F::cross_entropy((*e_model)(ex), ey).backward();
-            e_opt->step();
-          },
-          [=] {
-            t_opt->zero_grad();
-            torch::nn::functional::cross_entropy((*t_model)->forward(tx), ty).backward();
-            t_opt->step();
-          }};
+  return classifier_step("demo CNN b64 Adam step", e_model, e_opt, ex, ey, t_model, t_opt, tx, ty);
 }
 
 Case transformer_case(double dropout) {

@@ -49,7 +49,7 @@ class LinearImpl : public Module {
 };
 EMBER_MODULE(Linear);
 
-// Returns its input: a placeholder where a layer is optional.
+// Returns its input unchanged: stands in where a model makes a layer optional.
 class IdentityImpl : public Module {
  public:
   IdentityImpl() : Module("Identity") {}
