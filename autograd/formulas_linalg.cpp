@@ -16,12 +16,22 @@ Tensor scaled(const Tensor& t, const Scalar& factor) {
   return one ? t : t.mul(factor);
 }
 
+// a @ b, laid out like `like` (the input whose gradient it is). When `like` is
+// column-major, as linear's weight.t(), the product is computed transposed,
+// (b^T @ a^T)^T: the same numbers, but the gradient that reaches the weight
+// through t()'s backward is then contiguous and is stored as the weight's
+// .grad without a transposing copy.
+Tensor mm_like(const Tensor& a, const Tensor& b, const Tensor& like) {
+  const bool column_major = like.dim() == 2 && like.size(0) > 1 && like.size(1) > 1 && like.stride(0) == 1;
+  return column_major ? b.t().mm(a.t()).t() : a.mm(b);
+}
+
 // mm(self (n, k), mat2 (k, m)) -> (n, m)
 TensorList mm_backward(const GradContext& ctx, const TensorList& grads) {
   const Tensor& grad = grads[0];
   TensorList out(2);
-  if (ctx.needs_grad(0)) out[0] = grad.mm(ctx.saved(1).t());
-  if (ctx.needs_grad(1)) out[1] = ctx.saved(0).t().mm(grad);
+  if (ctx.needs_grad(0)) out[0] = mm_like(grad, ctx.saved(1).t(), ctx.saved(0));
+  if (ctx.needs_grad(1)) out[1] = mm_like(ctx.saved(0).t(), grad, ctx.saved(1));
   return out;
 }
 
@@ -41,8 +51,8 @@ TensorList addmm_backward(const GradContext& ctx, const TensorList& grads) {
   const Scalar beta = ctx.scalar(3), alpha = ctx.scalar(4);
   TensorList out(3);
   if (ctx.needs_grad(0)) out[0] = reduce_to(scaled(grad, beta), ctx.meta(0));
-  if (ctx.needs_grad(1)) out[1] = scaled(grad.mm(ctx.saved(2).t()), alpha);
-  if (ctx.needs_grad(2)) out[2] = scaled(ctx.saved(1).t().mm(grad), alpha);
+  if (ctx.needs_grad(1)) out[1] = scaled(mm_like(grad, ctx.saved(2).t(), ctx.saved(1)), alpha);
+  if (ctx.needs_grad(2)) out[2] = scaled(mm_like(ctx.saved(1).t(), grad, ctx.saved(2)), alpha);
   return out;
 }
 

@@ -32,6 +32,21 @@ TensorMeta meta_of(const Tensor& t, bool with_layout) {
 
 // ---- AccumulateGrad ----
 
+namespace {
+
+// Whether only `g` sees its memory: its handle is the only one and, when it is
+// a view (as t()'s backward returns), its base is held by it alone and the
+// storage by the two of them. Under create_graph a view keeps its history, so
+// then only plain tensors qualify.
+bool owns_its_memory(const Tensor& g) {
+  if (!g.impl_ptr().unique()) return false;
+  const TensorImpl* base = g.impl()->view_base();
+  if (base == nullptr) return true;
+  return !is_grad_enabled() && base->use_count() == 1 && g.impl()->storage()->use_count() == 2;
+}
+
+}  // namespace
+
 AccumulateGrad::AccumulateGrad(const Tensor& variable) : variable_(variable.impl()) { add_input_meta(variable); }
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
@@ -40,12 +55,17 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!g.defined() || !variable.defined()) return {};
   AutogradMeta& m = ensure_meta(variable);
   if (!m.grad.defined()) {
-    // Take the incoming gradient as is when nobody else holds it; a shared one
-    // (e.g. add's backward passes one tensor to both inputs) is copied, so a
-    // later in-place accumulation cannot change another tensor's gradient.
-    const bool exclusive = g.impl_ptr().unique() && !g.is_view() && g.is_contiguous();
-    // Under create_graph the clone is recorded, so the gradient keeps its graph.
-    m.grad = exclusive ? g : g.clone();
+    // Take the incoming gradient as is when nobody else can see its memory; a
+    // shared one (e.g. add's backward passes one tensor to both inputs) is
+    // copied, so a later in-place accumulation cannot change another tensor's
+    // gradient. Under create_graph the clone is recorded, so the gradient
+    // keeps its graph.
+    if (g.is_contiguous() && owns_its_memory(g)) {
+      g.impl()->set_view_base({});  // a view only its holder sees becomes a plain tensor
+      m.grad = std::move(g);
+    } else {
+      m.grad = g.clone();
+    }
   } else if (is_grad_enabled()) {
     m.grad = m.grad + g;
   } else {

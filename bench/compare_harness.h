@@ -56,10 +56,19 @@ inline void run(const Case& c, int threads, int samples = 7) {
   at::set_num_threads(threads);
   c.ember_fn();  // warm up (caches, allocator, pages)
   c.torch_fn();
+  // The order alternates: the side that runs second finds the cores warm and
+  // the other side's threads still awake (libtorch's OpenMP workers spin for
+  // milliseconds after each call, on these 2-core VMs waking an idle core
+  // can take as long), so a fixed order would favour one side.
   std::vector<double> e, t;
   for (int i = 0; i < samples; ++i) {
-    e.push_back(seconds_per_call(c.ember_fn));
-    t.push_back(seconds_per_call(c.torch_fn));
+    if (i % 2 == 0) {
+      e.push_back(seconds_per_call(c.ember_fn));
+      t.push_back(seconds_per_call(c.torch_fn));
+    } else {
+      t.push_back(seconds_per_call(c.torch_fn));
+      e.push_back(seconds_per_call(c.ember_fn));
+    }
   }
   const Stat se = stat(e), st = stat(t);
   auto fmt_time = [](double s) {

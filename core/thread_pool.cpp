@@ -4,8 +4,16 @@
 // Workers sleep on a condition variable between jobs. A job is a range of
 // chunk indices; the caller and the workers claim chunks with one atomic
 // counter, so which thread runs a chunk varies but the chunks themselves do not.
+//
+// Waking a sleeping thread takes ~40 us here, and milliseconds when its core
+// has gone idle in a virtual machine: longer than many ops last, so a worker
+// woken per op would mostly arrive after the caller had done all the chunks.
+// A worker that finishes a job therefore polls for the next one for a short
+// while (kPollTime) before it sleeps, as OpenMP runtimes do; a training step's
+// ops follow each other closely enough that it stays awake through them.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -55,6 +63,7 @@ class ThreadPool {
       error_ = nullptr;
       open_slots_ = std::min<int64_t>(threads - 1, chunks - 1);
       ++generation_;
+      published_generation_.store(generation_, std::memory_order_release);
     }
     cv_.notify_all();
     work_on_job();
@@ -104,6 +113,22 @@ class ThreadPool {
     done_chunks_ += ran;
   }
 
+  static constexpr std::chrono::microseconds kPollTime{200};
+
+  // Polls for a job newer than `seen` for up to kPollTime; the caller then
+  // takes the mutex either way, so a job found here is not missed.
+  void poll_for_job(uint64_t seen) const {
+    const auto until = std::chrono::steady_clock::now() + kPollTime;
+    do {
+      for (int i = 0; i < 64; ++i) {
+        if (published_generation_.load(std::memory_order_acquire) != seen) return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      }
+    } while (std::chrono::steady_clock::now() < until);
+  }
+
   void worker_loop() {
     uint64_t seen = 0;
     {
@@ -111,6 +136,7 @@ class ThreadPool {
       seen = generation_;
     }
     for (;;) {
+      poll_for_job(seen);
       {
         std::unique_lock<std::mutex> lock(mutex_);
         cv_.wait(lock, [&] { return generation_ != seen; });
@@ -136,6 +162,7 @@ class ThreadPool {
   std::atomic<int64_t> next_chunk_{0};
   Job job_;
   uint64_t generation_ = 0;
+  std::atomic<uint64_t> published_generation_{0};  // generation_, readable without the mutex
   int64_t done_chunks_ = 0;
   int64_t open_slots_ = 0;
   int64_t running_workers_ = 0;

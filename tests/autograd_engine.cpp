@@ -33,6 +33,33 @@ TEST(AutogradEngine, ProductRuleAndAccumulation) {
   EXPECT_EQ(values(a.grad()), (std::vector<double>{8, 10, 12}));
 }
 
+// A linear layer's weight gradient reaches the weight through t()'s backward
+// as a transposed view; it is stored without a copy, as a plain contiguous
+// tensor, and still accumulates correctly.
+TEST(AutogradEngine, TransposedGradientIsStoredWithoutACopy) {
+  Tensor w = tensor({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}).view({2, 3}).requires_grad_();
+  Tensor x = tensor({1.0, -1.0, 2.0, 0.5, 0.0, 1.0}).view({2, 3});
+  linear(x, w).sum().backward();
+  ASSERT_TRUE(w.grad().is_contiguous());
+  EXPECT_FALSE(w.grad().is_view());
+  // d/dw of sum(x @ w^T): every row of the gradient is the column sum of x.
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{1.5, -1, 3, 1.5, -1, 3}));
+  linear(x, w).sum().backward();
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{3, -2, 6, 3, -2, 6}));
+}
+
+// Two leaves whose gradients are views of one tensor (add's backward passes the
+// same gradient on to both t() nodes): neither may keep it, or accumulating
+// into one would change the other.
+TEST(AutogradEngine, GradientsThatShareMemoryAreNotAliased) {
+  Tensor a = tensor({1.0, 2.0, 3.0, 4.0}).view({2, 2}).requires_grad_();
+  Tensor b = tensor({5.0, 6.0, 7.0, 8.0}).view({2, 2}).requires_grad_();
+  (a.t() + b.t()).sum().backward();
+  (a.t() * 2).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>(4, 3.0)));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>(4, 1.0)));
+}
+
 TEST(AutogradEngine, FanOutAndFanIn) {
   Tensor a = leaf({2, 3});
   Tensor y = (a * a + a).sum();  // dy/da = 2a + 1

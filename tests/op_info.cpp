@@ -594,6 +594,7 @@ void add_binary_rows(std::vector<OpInfo>& rows) {
         add("empty", {0, 3}, make_input({0, 3}, t), make_input({1, 3}, t));
         add("0d", {}, make_input({}, t), make_input({}, t));
         add("scalar_other", {2, 3}, make_input({2, 3}, t), wrap_scalar(scalar_of(t, 1)));
+        add("scalar_self", {2, 40}, wrap_scalar(scalar_of(t, 1)), make_input({2, 40}, t));
         add("bad_broadcast", {3, 5}, make_input({3, 5}, t), make_input({4, 5}, t));
         if (is_floating_point(t)) add("special", {12}, from_values({12}, t, kSpecials), make_input({12}, t));
         return out;

@@ -3,8 +3,8 @@
 // cpu_kernel(it, op) applies a scalar functor `out op(in...)` to every
 // element. Its inner loop has three shapes, chosen per run of the innermost
 // dim: all operands contiguous (a plain indexed loop the compiler
-// vectorises), one input broadcast (stride 0: loaded once), or general
-// strides. cpu_kernel_vec(it, op, vop) adds an explicit SIMD functor for the
+// vectorises), one input broadcast (stride 0: loaded once; e.g. where(c, x, 0)),
+// or general strides. cpu_kernel_vec(it, op, vop) adds an explicit SIMD functor for the
 // contiguous case (kernels/cpu/vec.h), used for float32 math.
 #pragma once
 
@@ -63,6 +63,24 @@ inline void loop_one_scalar(char** data, int64_t n, Op& op, std::index_sequence<
   for (int64_t i = 0; i < n; ++i) out[i] = op(arg.template operator()<I>(i)...);
 }
 
+// Whether the run is contiguous except input `B`, which is broadcast (stride 0).
+template <size_t B, class Op>
+inline bool only_input_broadcast(const int64_t* strides) {
+  using traits = function_traits<Op>;
+  if (strides[0] != sizeof(typename traits::result) || strides[B + 1] != 0) return false;
+  bool ok = true;
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((ok = ok && (I == B || strides[I + 1] == sizeof(std::tuple_element_t<I, typename traits::args>))), ...);
+  }(std::make_index_sequence<traits::arity>{});
+  return ok;
+}
+
+// Runs loop_one_scalar<B> for the one broadcast input B, if the run has that shape.
+template <class Op, size_t... I>
+inline bool try_loop_one_scalar(char** data, const int64_t* strides, int64_t n, Op& op, std::index_sequence<I...> seq) {
+  return ((only_input_broadcast<I, Op>(strides) && (loop_one_scalar<I>(data, n, op, seq), true)) || ...);
+}
+
 template <class Op>
 inline bool is_contiguous_run(const int64_t* strides) {
   using traits = function_traits<Op>;
@@ -88,18 +106,8 @@ void cpu_kernel(TensorIterator& it, Op op, int64_t grain = TensorIterator::kDefa
           detail::loop_contiguous(data, n, op, seq);
           return;
         }
-        if constexpr (arity == 2) {
-          using a_t = std::tuple_element_t<0, typename traits::args>;
-          using b_t = std::tuple_element_t<1, typename traits::args>;
-          const bool out_contig = strides[0] == sizeof(typename traits::result);
-          if (out_contig && strides[1] == sizeof(a_t) && strides[2] == 0) {
-            detail::loop_one_scalar<1>(data, n, op, seq);
-            return;
-          }
-          if (out_contig && strides[1] == 0 && strides[2] == sizeof(b_t)) {
-            detail::loop_one_scalar<0>(data, n, op, seq);
-            return;
-          }
+        if constexpr (arity >= 2) {
+          if (detail::try_loop_one_scalar(data, strides, n, op, seq)) return;
         }
         detail::loop_strided(data, strides, n, op, seq);
       },
