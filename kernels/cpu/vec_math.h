@@ -29,8 +29,8 @@
 //   e^(-y²) magnifies any error in y² by y². erf = 1 - erfc, except below 0.5
 //   where an odd polynomial avoids the cancellation.
 // - gelu_erf(x) = x Φ(x) with Φ(x) = erfc(-x/√2)/2, which cancels on neither
-//   side: the left tail keeps its relative accuracy. Near 0 it takes erf's
-//   odd polynomial, Φ = (1 + erf(x/√2))/2. gelu_tanh is rewritten
+//   side: the left tail keeps its relative accuracy, and for x > 0, Φ =
+//   1 - erfc(x/√2)/2 subtracts at most 1/2 from 1. gelu_tanh is rewritten
 //   as x sigmoid(2u) (= 0.5x(1 + tanh u)), which does not cancel for x < 0.
 // - sin, cos: x = k π/2 + r with |r| <= π/4 (π/2 split into three floats),
 //   then a polynomial for sin r or cos r picked and signed by k mod 4. Lanes
@@ -44,7 +44,7 @@
 // to a bound):
 //   exp 0.77   exp2 0.78   expm1 1.56   log 0.92   log2 1.07   log1p 0.90
 //   tanh 1.33  sigmoid 2.35  silu 3.14  softplus 1.60  erf 2.50  erfc 4.58
-//   gelu_erf 4.87 (5.62 below x = -9, results < 1e-19)  sin 1.56  cos 1.56
+//   gelu_erf 5.29 (at x = -12.9)  sin 1.56  cos 1.56
 // gelu_tanh: 2 ulp near 0, growing like 2.4 |2u| ulp in the left tail, where
 // the rounding of its cubic argument u is magnified by e^(2u): 12 ulp at
 // x = -2.75, 50 at x = -6 (PyTorch's float 0.5x(1 + tanh u) is off by 200
@@ -335,9 +335,7 @@ V gelu_erf(V x) {
   V r = erfc_tail(t, h * 0.5f, fma(xt, xt, -h) * 0.5f, g);  // erfc(|x|/√2) = r g
   V neg = (0.5f * xt * r) * g;                             // scaled before g: g may be denormal
   V pos = x * fma(-0.5f * r, g, V(1.0f));
-  V y = a * kSqrt1_2;
-  V small = x * fma(flip_sign(erf_small(y), x), V(0.5f), V(0.5f));
-  return blend(y < 0.5f, small, blend(x < 0.0f, neg, pos));
+  return blend(x < 0.0f, neg, pos);
 }
 
 // PyTorch's approximate='tanh': 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))),
