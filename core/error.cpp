@@ -1,8 +1,15 @@
 #include "ember/error.h"
 
 #include <cstdlib>
+#include <sstream>
 
 namespace ember::detail {
+
+std::string format_message(void (*write)(std::ostream& os, const void* parts), const void* parts) {
+  std::ostringstream os;
+  write(os, parts);
+  return os.str();
+}
 
 // The source location is appended only when EMBER_ERROR_LOCATION is set: users
 // read the message, developers may want to know which check fired.

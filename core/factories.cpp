@@ -1,6 +1,7 @@
 // Factories: empty, zeros, ones, full, arange, linspace, eye, rand*, from_blob, tensor.
 // They allocate with make_empty and fill through dispatched ops, so they work
 // on every device; arange/linspace/eye/tensor compute on the CPU and copy.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 

@@ -2,50 +2,60 @@
 // so concurrent random ops reserve disjoint blocks of the stream.
 #include "ember/generator.h"
 
+#include <mutex>
+
 namespace ember {
 
-Generator::Generator(uint64_t seed) : seed_(seed) {}
+struct Generator::State {
+  std::mutex mutex;
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+};
 
-Generator::Generator(const Generator& other) {
-  std::lock_guard<std::mutex> lock(other.mutex_);
-  seed_ = other.seed_;
-  offset_ = other.offset_;
+Generator::Generator(uint64_t seed) : state_(std::make_unique<State>()) { state_->seed = seed; }
+
+Generator::Generator(const Generator& other) : state_(std::make_unique<State>()) {
+  std::lock_guard<std::mutex> lock(other.state_->mutex);
+  state_->seed = other.state_->seed;
+  state_->offset = other.state_->offset;
 }
 
 Generator& Generator::operator=(const Generator& other) {
   if (this != &other) {
-    std::scoped_lock lock(mutex_, other.mutex_);
-    seed_ = other.seed_;
-    offset_ = other.offset_;
+    std::scoped_lock lock(state_->mutex, other.state_->mutex);
+    state_->seed = other.state_->seed;
+    state_->offset = other.state_->offset;
   }
   return *this;
 }
 
+Generator::~Generator() = default;
+
 void Generator::manual_seed(uint64_t seed) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  seed_ = seed;
-  offset_ = 0;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->seed = seed;
+  state_->offset = 0;
 }
 
 uint64_t Generator::seed() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return seed_;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->seed;
 }
 
 uint64_t Generator::offset() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return offset_;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->offset;
 }
 
 void Generator::set_offset(uint64_t offset) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  offset_ = offset;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->offset = offset;
 }
 
 uint64_t Generator::reserve(uint64_t blocks) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const uint64_t first = offset_;
-  offset_ += blocks;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  const uint64_t first = state_->offset;
+  state_->offset += blocks;
   return first;
 }
 

@@ -1,6 +1,8 @@
 // Views and reshaping as the user calls them. The primitive views are
 // dispatched ops (kernels/view_kernels.cpp); reshape, flatten, split and
 // friends are composites built from them.
+#include <algorithm>
+
 #include "core/op_decls.h"
 #include "core/tensor_util.h"
 #include "ember/indexing.h"

@@ -1,4 +1,5 @@
 // Tensor metadata, element access, and the small helpers of core/tensor_util.h.
+#include <algorithm>
 #include <ostream>
 
 #include "core/dispatcher.h"

@@ -17,6 +17,7 @@
 // or strided path.
 #pragma once
 
+#include <algorithm>
 #include <array>
 
 #include "core/tensor_util.h"

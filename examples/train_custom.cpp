@@ -6,6 +6,7 @@
 #include <ember/nn.h>
 #include <ember/trainer.h>
 
+#include <algorithm>
 #include <iostream>
 
 namespace nn = ember::nn;

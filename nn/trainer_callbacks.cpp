@@ -1,5 +1,6 @@
 // The built-in Trainer callbacks (<ember/trainer.h>): checkpoints, early
 // stopping, the lr monitor, the progress line and the metrics files.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>

@@ -4,6 +4,7 @@
 // at a time: S = scale * Q K^T + mask, P = softmax(S), O = P V; and for the
 // backward dV = P^T dO, dS = P * (dO V^T - rowsum(dO * O) + dlse),
 // dQ = scale * dS K, dK = scale * dS^T Q.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 

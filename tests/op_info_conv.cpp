@@ -4,6 +4,7 @@
 // forward-convolution terms (x conv w = y): an ordinary convolution computes
 // y from x, a transposed one x from y, and both backward passes scatter along
 // the same loop.
+#include <algorithm>
 #include <array>
 #include <optional>
 

@@ -5,6 +5,7 @@
 // Class weights of Float64 samples are passed as float32: gradcheck treats
 // every Float64 tensor as an input, and class weights have no gradient (as
 // in PyTorch); the kernels read weights of any floating dtype.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 

@@ -7,6 +7,7 @@
 // loops in double over the raw input values: a normalisation is written once
 // over "groups" of element indices (a row, a (sample, group) block, a
 // channel), and each op lists its groups.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>

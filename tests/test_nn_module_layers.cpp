@@ -1,6 +1,7 @@
 // The containers and the simple layers: Sequential, ModuleList, ModuleDict,
 // Linear, Flatten, Unflatten, Dropout, the activations and the loss modules.
 #include <cmath>
+#include <sstream>
 
 #include "ember/nn.h"
 #include "test_util.h"

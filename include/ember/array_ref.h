@@ -3,7 +3,6 @@
 // allocation for the shapes of almost every tensor).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -40,7 +39,11 @@ class IntArrayRef {
   IntArrayRef slice(size_t start) const { return IntArrayRef(data_ + start, size_ - start); }
 
   friend bool operator==(IntArrayRef a, IntArrayRef b) {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    if (a.size_ != b.size_) return false;
+    for (size_t i = 0; i < a.size_; ++i) {
+      if (a.data_[i] != b.data_[i]) return false;
+    }
+    return true;
   }
 
  private:
@@ -121,7 +124,7 @@ class DimVector {
   }
   void reserve(size_t n) {
     if (n <= capacity_) return;
-    const size_t cap = std::max(n, capacity_ * 2);
+    const size_t cap = n > capacity_ * 2 ? n : capacity_ * 2;
     auto* p = new int64_t[cap];
     if (size_) std::memcpy(p, ptr_, size_ * sizeof(int64_t));
     free_heap();

@@ -6,7 +6,7 @@
 //   add: shapes [2, 3] and [4] cannot be broadcast (dim -1: 3 vs 4)
 #pragma once
 
-#include <sstream>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 
@@ -18,11 +18,17 @@ class Error : public std::runtime_error {
 };
 
 namespace detail {
+// Runs write(os, parts) on a string stream and returns what it wrote. The
+// stream lives in core/error.cpp, so this header needs <ostream> only (not
+// <sstream>), and a check site holds no stream code.
+std::string format_message(void (*write)(std::ostream& os, const void* parts), const void* parts);
+
 template <class... Parts>
 std::string str_cat(const Parts&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
+  const auto write_parts = [&](std::ostream& os) { (os << ... << parts); };
+  using WriteParts = decltype(write_parts);
+  return format_message([](std::ostream& os, const void* w) { (*static_cast<const WriteParts*>(w))(os); },
+                        &write_parts);
 }
 [[noreturn]] void throw_error(const std::string& msg, const char* file, int line);
 }  // namespace detail

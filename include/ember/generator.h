@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
+#include <memory>
 
 namespace ember {
 
@@ -20,6 +20,7 @@ class Generator {  // a Philox stream: (seed, offset). Copyable state.
   // A copy continues the same stream independently of the original.
   Generator(const Generator& other);
   Generator& operator=(const Generator& other);
+  ~Generator();
 
   void manual_seed(uint64_t seed);  // resets offset to 0
   uint64_t seed() const;
@@ -29,9 +30,10 @@ class Generator {  // a Philox stream: (seed, offset). Copyable state.
   uint64_t reserve(uint64_t blocks);
 
  private:
-  mutable std::mutex mutex_;
-  uint64_t seed_;
-  uint64_t offset_ = 0;
+  // (seed, offset) and the mutex that guards them, kept in core/generator.cpp
+  // so that this header does not need <mutex>.
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // The global CPU generator.

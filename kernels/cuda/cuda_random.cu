@@ -4,6 +4,7 @@
 // so a CUDA tensor and a CPU tensor filled from the same (seed, offset) hold
 // the same uniforms and integers bit for bit, and the same normals up to the
 // last bits of the device's log/sin/cos.
+#include <algorithm>
 #include <cmath>
 
 #include "core/philox.h"

@@ -1,6 +1,7 @@
 // The samplers of <ember/data/sampler.h>.
 #include "ember/data/sampler.h"
 
+#include <algorithm>
 #include <numeric>
 #include <utility>
 

@@ -8,6 +8,8 @@
 
 namespace ember::optim {
 
+std::unique_ptr<OptimizerOptions> AdagradOptions::clone() const { return std::make_unique<AdagradOptions>(*this); }
+
 std::vector<OptionField> AdagradOptions::fields() {
   return {{"lr", &lr_},
           {"lr_decay", &lr_decay_},

@@ -36,6 +36,8 @@ void adam_step(ParamBatch batch, const Options& o, bool decoupled) {
 
 // ---- Adam ----
 
+std::unique_ptr<OptimizerOptions> AdamOptions::clone() const { return std::make_unique<AdamOptions>(*this); }
+
 std::vector<OptionField> AdamOptions::fields() {
   return {{"lr", &lr_},
           {"beta1", &std::get<0>(betas_)},
@@ -63,6 +65,8 @@ void Adam::step_group(ParamGroup& group) {
 }
 
 // ---- AdamW ----
+
+std::unique_ptr<OptimizerOptions> AdamWOptions::clone() const { return std::make_unique<AdamWOptions>(*this); }
 
 std::vector<OptionField> AdamWOptions::fields() {
   return {{"lr", &lr_},

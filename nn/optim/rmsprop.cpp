@@ -7,6 +7,8 @@
 
 namespace ember::optim {
 
+std::unique_ptr<OptimizerOptions> RMSpropOptions::clone() const { return std::make_unique<RMSpropOptions>(*this); }
+
 std::vector<OptionField> RMSpropOptions::fields() {
   return {{"lr", &lr_},
           {"alpha", &alpha_},

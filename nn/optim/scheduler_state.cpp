@@ -1,5 +1,7 @@
 #include "nn/optim/scheduler_state.h"
 
+#include <algorithm>
+
 #include "ember/error.h"
 #include "ember/ops.h"
 

@@ -7,6 +7,8 @@
 
 namespace ember::optim {
 
+std::unique_ptr<OptimizerOptions> SGDOptions::clone() const { return std::make_unique<SGDOptions>(*this); }
+
 std::vector<OptionField> SGDOptions::fields() {
   return {{"lr", &lr_},
           {"momentum", &momentum_},

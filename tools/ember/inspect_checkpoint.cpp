@@ -2,6 +2,7 @@
 // step, generator state, the run's info strings) and its tensors by part,
 // with dtypes, shapes and element counts. A plain safetensors file (a model's
 // state_dict) is listed too: its metadata and tensors.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>

@@ -2,6 +2,7 @@
 // names, then runs the Trainer (<ember/trainer.h>) with the progress line,
 // the metrics files and checkpoints. Ctrl-C stops after the current batch
 // and saves last.ckpt, from which --resume continues.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <filesystem>

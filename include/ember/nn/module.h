@@ -186,8 +186,8 @@ class ModuleHolder {
 
   Impl* operator->() const { return &get_checked(); }
   Impl& operator*() const { return get_checked(); }
-  Impl* get() const { return impl_.get(); }
-  const std::shared_ptr<Impl>& ptr() const { return impl_; }
+  Impl* get() const { return static_cast<Impl*>(impl_.get()); }
+  std::shared_ptr<Impl> ptr() const { return std::static_pointer_cast<Impl>(impl_); }
   bool is_empty() const { return impl_ == nullptr; }
   explicit operator bool() const { return impl_ != nullptr; }
 
@@ -199,9 +199,13 @@ class ModuleHolder {
  private:
   Impl& get_checked() const {
     EMBER_CHECK(impl_ != nullptr, "ModuleHolder: the module is empty (constructed from nullptr and never assigned)");
-    return *impl_;
+    return *get();
   }
-  std::shared_ptr<Impl> impl_;
+  // Held as the base type, and cast back by get() and ptr(): a
+  // shared_ptr<Impl> member would instantiate shared_ptr once per layer type
+  // in every program that includes the layers (a large share of the compile
+  // time of <ember/ember.h>).
+  std::shared_ptr<Module> impl_;
 };
 
 template <class Impl>

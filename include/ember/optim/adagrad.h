@@ -18,7 +18,7 @@ class AdagradOptions : public OptimizerOptions {
   EMBER_OPTIM_OPTION(AdagradOptions, double, initial_accumulator_value, 0)
   EMBER_OPTIM_OPTION(AdagradOptions, double, eps, 1e-10)
   EMBER_OPTIM_OPTION(AdagradOptions, bool, maximize, false)
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdagradOptions>(*this); }
+  std::unique_ptr<OptimizerOptions> clone() const override;
   std::vector<OptionField> fields() override;
   void validate(std::string_view optimizer) const override;
 };

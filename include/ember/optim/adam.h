@@ -27,7 +27,7 @@ class AdamOptions : public OptimizerOptions {
   EMBER_OPTIM_OPTION(AdamOptions, double, weight_decay, 0)
   EMBER_OPTIM_OPTION(AdamOptions, bool, amsgrad, false)
   EMBER_OPTIM_OPTION(AdamOptions, bool, maximize, false)
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
+  std::unique_ptr<OptimizerOptions> clone() const override;
   // The betas appear as "beta1" and "beta2".
   std::vector<OptionField> fields() override;
   void validate(std::string_view optimizer) const override;

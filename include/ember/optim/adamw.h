@@ -19,7 +19,7 @@ class AdamWOptions : public OptimizerOptions {
   EMBER_OPTIM_OPTION(AdamWOptions, double, weight_decay, 1e-2)
   EMBER_OPTIM_OPTION(AdamWOptions, bool, amsgrad, false)
   EMBER_OPTIM_OPTION(AdamWOptions, bool, maximize, false)
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
+  std::unique_ptr<OptimizerOptions> clone() const override;
   // The betas appear as "beta1" and "beta2".
   std::vector<OptionField> fields() override;
   void validate(std::string_view optimizer) const override;

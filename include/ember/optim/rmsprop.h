@@ -21,7 +21,7 @@ class RMSpropOptions : public OptimizerOptions {
   EMBER_OPTIM_OPTION(RMSpropOptions, double, momentum, 0)
   EMBER_OPTIM_OPTION(RMSpropOptions, bool, centered, false)
   EMBER_OPTIM_OPTION(RMSpropOptions, bool, maximize, false)
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RMSpropOptions>(*this); }
+  std::unique_ptr<OptimizerOptions> clone() const override;
   std::vector<OptionField> fields() override;
   void validate(std::string_view optimizer) const override;
 };

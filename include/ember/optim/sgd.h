@@ -20,7 +20,7 @@ class SGDOptions : public OptimizerOptions {
   EMBER_OPTIM_OPTION(SGDOptions, double, weight_decay, 0)
   EMBER_OPTIM_OPTION(SGDOptions, bool, nesterov, false)
   EMBER_OPTIM_OPTION(SGDOptions, bool, maximize, false)
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
+  std::unique_ptr<OptimizerOptions> clone() const override;
   std::vector<OptionField> fields() override;
   void validate(std::string_view optimizer) const override;
 };
