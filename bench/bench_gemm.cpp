@@ -1,6 +1,8 @@
 // ember's f32 GEMM against Eigen's product and the reference triple loop, on
 // row-major square matrices and the 128x784 * 784x512 product of an MLP's
 // first layer, at 1 and 2 threads. Reports GFLOP/s (2*m*n*k flops per call).
+// The bf16 GEMM (bf16 A and B, f32 C) runs on the same shapes, with the kernel
+// gemm_bf16 picks and with the AVX-512 BF16 dot kernel forced, where they run.
 //
 // Build (-fopenmp lets Eigen use 2 threads; -isystem keeps Eigen's own
 // warnings out of -Werror) and run, interleaving the repetitions so ember and
@@ -25,6 +27,7 @@
 
 #include "ember/parallel.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 
 namespace {
 
@@ -87,6 +90,45 @@ void BM_ReferenceGemmF32(benchmark::State& state) {
   report_flops(state, in);
 }
 
+// The inputs of GemmInputs rounded to bf16; C stays float32.
+struct Bf16GemmInputs {
+  int64_t m, n, k;
+  std::vector<ember::BFloat16> a, b;
+  std::vector<float> c;
+
+  explicit Bf16GemmInputs(const benchmark::State& state) : m(state.range(0)), n(state.range(1)), k(state.range(2)) {
+    const GemmInputs f32(state);
+    a.assign(f32.a.begin(), f32.a.end());
+    b.assign(f32.b.begin(), f32.b.end());
+    c.resize(f32.c.size());
+  }
+};
+
+void run_gemm_bf16(benchmark::State& state, bool force_dot) {
+  using ember::cpu::GemmBf16Kernel;
+  const bool amx = !force_dot && ember::cpu::gemm_bf16_supports(GemmBf16Kernel::kAmxTiles);
+  const GemmBf16Kernel kernel = amx ? GemmBf16Kernel::kAmxTiles : GemmBf16Kernel::kAvx512Dot;
+  if (!ember::cpu::gemm_bf16_supports(kernel)) {
+    state.SkipWithError("no bf16 GEMM kernel on this CPU");
+    return;
+  }
+  Bf16GemmInputs in(state);
+  ember::set_num_threads(static_cast<int>(state.range(3)));
+  for (auto _ : state) {
+    ember::cpu::gemm_bf16_using(kernel, in.m, in.n, in.k, 1.f, in.a.data(), in.k, 1, in.b.data(), in.n, 1, 0.f,
+                                in.c.data(), in.n, 1);
+    benchmark::DoNotOptimize(in.c.data());
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * static_cast<double>(in.m) * in.n * in.k;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+  state.SetLabel(amx ? "AMX tiles" : "AVX-512 BF16 dot");
+}
+
+void BM_EmberGemmBf16(benchmark::State& state) { run_gemm_bf16(state, false); }
+void BM_EmberGemmBf16Dot(benchmark::State& state) { run_gemm_bf16(state, true); }
+
 // Arguments: m, n, k, threads. One-thread runs are timed in CPU time, which
 // the other processes on a shared machine disturb far less than wall time;
 // two-thread runs need wall time.
@@ -109,8 +151,12 @@ void reference_shapes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_EmberGemmF32)->Apply(one_thread);
 BENCHMARK(BM_EigenGemmF32)->Apply(one_thread);
+BENCHMARK(BM_EmberGemmBf16)->Apply(one_thread);
+BENCHMARK(BM_EmberGemmBf16Dot)->Apply(one_thread);
 BENCHMARK(BM_EmberGemmF32)->Apply(two_threads);
 BENCHMARK(BM_EigenGemmF32)->Apply(two_threads);
+BENCHMARK(BM_EmberGemmBf16)->Apply(two_threads);
+BENCHMARK(BM_EmberGemmBf16Dot)->Apply(two_threads);
 BENCHMARK(BM_ReferenceGemmF32)->Apply(reference_shapes);
 
 }  // namespace

@@ -67,6 +67,27 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 
 // As in PyTorch, a 0-d tensor has the dims 0 and -1 only: transpose over them
 // gives the tensor back (as a view), any other dim is an error.
+// A transposed view copied into a contiguous tensor (the tiled path of
+// copy_), with and without a dtype change, at sizes that are not a whole
+// number of tiles, on 1 and 2 threads.
+TEST(TransposeOp, ContiguousCopyOfATransposeMatchesElementByElement) {
+  const Tensor x = arange(37 * 19, kFloat32).view({37, 19}) * 0.37;
+  for (int threads : {1, 2}) {
+    ThreadCount guard(threads);
+    for (DType to : {kFloat32, kFloat64, kBFloat16, kInt32}) {
+      const Tensor y = to == kFloat32 ? x.t().contiguous() : x.t().to(to);
+      ASSERT_TRUE(y.is_contiguous());
+      ASSERT_EQ(y.sizes(), (std::vector<int64_t>{19, 37}));
+      for (int64_t r = 0; r < 19; ++r) {
+        for (int64_t c = 0; c < 37; ++c) {
+          ASSERT_EQ(y.index({r, c}).item<double>(), x.index({c, r}).to(to).item<double>())
+              << to << " at (" << r << ", " << c << ")";
+        }
+      }
+    }
+  }
+}
+
 TEST(TransposeOp, ZeroDimAcceptsOnlyDimsZeroAndMinusOne) {
   const Tensor x = scalar_tensor(2.5);
   for (const auto& [d0, d1] : std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {-1, -1}, {0, -1}, {-1, 0}}) {

@@ -1,4 +1,5 @@
 // copy_ (with dtype conversion and broadcasting), fill_ and clone on CPU.
+#include <algorithm>
 #include <cstring>
 
 #include "core/op_decls.h"
@@ -15,6 +16,37 @@ inline To convert(From v) {
   else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(v));
   else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<To>(static_cast<float>(v));
   else return static_cast<To>(v);
+}
+
+// A 2-D copy whose input walks the output's rows with a large stride: a
+// transpose, as x.t().contiguous() or autocast's cast of linear's weight.t().
+// The element loop misses the cache on every input element; small square
+// tiles keep both sides' lines in cache while they are used (a 1024 x 1024
+// float to bfloat16 cast of a transposed view: 8.3 ms before, 1.9-2.8 ms
+// now). Returns false for other layouts.
+template <class To, class From>
+bool copy_transposed(const TensorIterator& it) {
+  if (it.ndim() != 2 || it.stride(0, 0) != sizeof(To) || it.stride(1, 1) != sizeof(From)) return false;
+  const int64_t out_row = it.stride(0, 1), in_col = it.stride(1, 0);  // bytes
+  if (out_row <= 0 || in_col <= static_cast<int64_t>(sizeof(From))) return false;
+  constexpr int64_t kTile = 8;  // 8 lines a side: rows 4 KiB apart share one L1 set
+  const int64_t cols = it.shape()[0], rows = it.shape()[1];  // the output is (rows, cols), innermost first
+  char* out = static_cast<char*>(it.operand(0).data_ptr());
+  const char* in = static_cast<const char*>(it.operand(1).data_ptr());
+  parallel_for(0, (rows + kTile - 1) / kTile, std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1)),
+               [&](int64_t b0, int64_t b1) {
+    for (int64_t r0 = b0 * kTile; r0 < std::min(rows, b1 * kTile); r0 += kTile) {
+      const int64_t r1 = std::min(rows, r0 + kTile);
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t c1 = std::min(cols, c0 + kTile);
+        for (int64_t c = c0; c < c1; ++c) {
+          const From* src = reinterpret_cast<const From*>(in + c * in_col);
+          for (int64_t r = r0; r < r1; ++r) *reinterpret_cast<To*>(out + r * out_row + c * sizeof(To)) = convert<To>(src[r]);
+        }
+      }
+    }
+  });
+  return true;
 }
 
 Tensor copy_cpu(const Tensor& self, const Tensor& src) {
@@ -36,7 +68,9 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src) {
     });
   } else {
     dispatch_dtype(to, "copy_", [&]<class To>() {
-      dispatch_dtype(from, "copy_", [&]<class From>() { cpu::cpu_kernel(it, [](From v) -> To { return convert<To>(v); }); });
+      dispatch_dtype(from, "copy_", [&]<class From>() {
+        if (!copy_transposed<To, From>(it)) cpu::cpu_kernel(it, [](From v) -> To { return convert<To>(v); });
+      });
     });
   }
   bump_version(self);

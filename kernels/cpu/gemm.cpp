@@ -32,12 +32,14 @@
 #include <new>
 
 #include "ember/parallel.h"
+#include "kernels/cpu/gemm_grid.h"
 #include "kernels/cpu/gemm_microkernel.h"
 #include "kernels/cpu/gemm_pack.h"
 
 namespace ember::cpu {
 namespace {
 
+using gemm_detail::balanced_step;
 using gemm_detail::Blocking;
 
 template <class T>
@@ -96,17 +98,6 @@ template <class T>
 ThreadScratch<T>& thread_scratch() {
   thread_local ThreadScratch<T> scratch;
   return scratch;
-}
-
-int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
-
-// The step that cuts `total` into the fewest blocks of about max_step or less,
-// of near-equal size (a multiple of `multiple`), so no block is a sliver that
-// would waste the reuse of the others: 1024 rows with max 504 in steps of 12
-// give 348 + 348 + 328, not 504 + 504 + 16.
-int64_t balanced_step(int64_t total, int64_t max_step, int64_t multiple) {
-  const int64_t blocks = (total + max_step - 1) / max_step;
-  return round_up((total + blocks - 1) / blocks, multiple);
 }
 
 // C tile (rows, cols), at most (MR, NR), at c with strides c_rs, c_cs:
@@ -169,33 +160,6 @@ void gemm_block(const GemmArgs<T>& g, int64_t row_begin, int64_t row_end, int64_
   }
 }
 
-// How C is cut among threads: row_groups x col_groups rectangles.
-struct TaskGrid {
-  int64_t row_groups = 1, col_groups = 1;
-};
-
-// Cutting C's rows in r groups makes each group pack all of B (k*n); cutting
-// its columns in c groups makes each pack all of A (m*k). Pick the r x c = threads
-// grid that packs the least (ties cut columns, so the threads share B's
-// packing, the larger cost in profiles on Zen 3), using as many threads as
-// there are tiles.
-TaskGrid choose_task_grid(int64_t m, int64_t n, int64_t row_tiles, int64_t col_tiles, int threads) {
-  for (; threads > 1; --threads) {
-    TaskGrid best;
-    double best_cost = -1;
-    for (int64_t rows = 1; rows <= threads; ++rows) {
-      if (threads % rows != 0 || rows > row_tiles || threads / rows > col_tiles) continue;
-      const double cost = static_cast<double>(rows) * n + static_cast<double>(threads / rows) * m;
-      if (best_cost < 0 || cost < best_cost) {
-        best = {rows, threads / rows};
-        best_cost = cost;
-      }
-    }
-    if (best_cost >= 0) return best;
-  }
-  return {};
-}
-
 // Problems below this many multiply-adds run on the calling thread: waking
 // the pool would cost more than it saves.
 constexpr double kMinParallelWork = 64.0 * 64 * 64;
@@ -221,23 +185,13 @@ void gemm(GemmArgs<T> g) {
   }
   if (g.c_cs != 1 && g.c_rs == 1) g = transposed(g);
 
-  const int64_t row_tiles = (g.m + B::kRows - 1) / B::kRows, col_tiles = (g.n + B::kCols - 1) / B::kCols;
   const double work = static_cast<double>(g.m) * g.n * g.k;
   // Inside another parallel loop the pool runs our tasks inline, so one task packs least.
   const int threads = work < kMinParallelWork || in_parallel_region() ? 1 : get_num_threads();
-  const TaskGrid grid = choose_task_grid(g.m, g.n, row_tiles, col_tiles, threads);
-  // Group r gets row tiles [r * row_tiles / row_groups, (r + 1) * row_tiles / row_groups); same for columns.
-  const auto run_task = [&](int64_t task) {
-    const int64_t r = task / grid.col_groups, c = task % grid.col_groups;
-    const int64_t row_begin = r * row_tiles / grid.row_groups * B::kRows;
-    const int64_t row_end = std::min(g.m, (r + 1) * row_tiles / grid.row_groups * B::kRows);
-    const int64_t col_begin = c * col_tiles / grid.col_groups * B::kCols;
-    const int64_t col_end = std::min(g.n, (c + 1) * col_tiles / grid.col_groups * B::kCols);
-    gemm_block(g, row_begin, row_end, col_begin, col_end);
-  };
-  parallel_for(0, grid.row_groups * grid.col_groups, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t task = begin; task < end; ++task) run_task(task);
-  });
+  gemm_detail::run_task_grid(g.m, g.n, B::kRows, B::kCols, threads,
+                             [&](int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end) {
+                               gemm_block(g, row_begin, row_end, col_begin, col_end);
+                             });
 }
 
 }  // namespace

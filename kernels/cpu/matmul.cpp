@@ -6,8 +6,11 @@
 // result; bmm: many matrices). gemm_batch runs that over strided matrices:
 //  - float32/float64 call cpu::gemm_f32/gemm_f64 with the operands' own
 //    strides, so transposed and sliced inputs are never copied;
-//  - float16/bfloat16 are widened to float32, multiplied there and rounded
-//    once on store, as PyTorch's CPU kernels do;
+//  - bfloat16 calls cpu::gemm_bf16 (AMX or AVX-512 BF16, float32
+//    accumulator) with the operands' own strides where the CPU has bf16
+//    instructions; float16, and bfloat16 elsewhere, are widened to float32
+//    copies and multiplied by gemm_f32. Either way the float32 result is
+//    rounded once on store, as PyTorch's CPU kernels do;
 //  - integers use gemm_integer, a plain loop in wrapping unsigned arithmetic
 //    (overflow wraps as in PyTorch, without signed-overflow UB).
 // A batch of small matrices is split over threads by matrix (each product
@@ -29,6 +32,7 @@
 #include "core/tensor_util.h"
 #include "ember/parallel.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "kernels/registration.h"
 
 namespace ember {
@@ -123,28 +127,31 @@ void gemm_integer(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t 
   });
 }
 
-// One matrix: C (m, n) = alpha * A (m, k) B (k, n) + beta * C.
-template <class T>
-void gemm_one(int64_t m, int64_t n, int64_t k, T alpha, const T* a, Layout la, const T* b, Layout lb, T beta, T* c,
-              Layout lc) {
+// One matrix: C (m, n) = alpha * A (m, k) B (k, n) + beta * C, with C and the
+// scalars in Acc: T itself, or float for BFloat16 operands.
+template <class T, class Acc>
+void gemm_one(int64_t m, int64_t n, int64_t k, Acc alpha, const T* a, Layout la, const T* b, Layout lb, Acc beta,
+              Acc* c, Layout lc) {
   if constexpr (std::is_same_v<T, float>) {
     cpu::gemm_f32(m, n, k, alpha, a, la.rs, la.cs, b, lb.rs, lb.cs, beta, c, lc.rs, lc.cs);
   } else if constexpr (std::is_same_v<T, double>) {
     cpu::gemm_f64(m, n, k, alpha, a, la.rs, la.cs, b, lb.rs, lb.cs, beta, c, lc.rs, lc.cs);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    cpu::gemm_bf16(m, n, k, alpha, a, la.rs, la.cs, b, lb.rs, lb.cs, beta, c, lc.rs, lc.cs);
   } else {
     gemm_integer<T>(m, n, k, alpha, a, la.rs, la.cs, b, lb.rs, lb.cs, beta, c, lc.rs, lc.cs);
   }
 }
 
 // Every matrix of a batch: C[b] (m, n) = alpha * A[b] (m, k) B[b] (k, n) + beta * C[b].
-// T is float, double or an integer type.
-template <class T>
-void gemm_batch(int64_t batch, int64_t m, int64_t n, int64_t k, T alpha, const T* a, Layout la, const T* b, Layout lb,
-                T beta, T* c, Layout lc) {
+// T is float, double, an integer type (Acc = T) or BFloat16 (Acc = float).
+template <class T, class Acc = T>
+void gemm_batch(int64_t batch, int64_t m, int64_t n, int64_t k, Acc alpha, const T* a, Layout la, const T* b,
+                Layout lb, Acc beta, Acc* c, Layout lc) {
   if (batch <= 0 || m <= 0 || n <= 0) return;
   auto run = [&](int64_t b0, int64_t b1) {
     for (int64_t i = b0; i < b1; ++i) {
-      gemm_one<T>(m, n, k, alpha, a + i * la.bs, la, b + i * lb.bs, lb, beta, c + i * lc.bs, lc);
+      gemm_one<T, Acc>(m, n, k, alpha, a + i * la.bs, la, b + i * lb.bs, lb, beta, c + i * lc.bs, lc);
     }
   };
   const int64_t work = m * n * std::max<int64_t>(k, 1);
@@ -169,21 +176,43 @@ std::unique_ptr<float[]> widen(const T* src, Layout l, int64_t batch, int64_t ro
   return out;
 }
 
+// Elements per parallel chunk of the final rounding to float16/bfloat16 (each
+// element on its own, so any split gives the same bits).
+constexpr int64_t kRoundChunk = 1 << 16;
+
+// Float32 C (contiguous) = alpha * A B + beta * C for Half or BFloat16 operands:
+// bf16 ones go to the bf16 GEMM where the CPU has one, the rest are widened to
+// float32 copies first.
+template <class T>
+void low_precision_gemm_batch(int64_t batch, int64_t m, int64_t n, int64_t k, float alpha, const T* a, Layout la,
+                              const T* b, Layout lb, float beta, float* c) {
+  const Layout lc = contiguous_layout(m, n);
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (cpu::gemm_bf16_available()) {
+      gemm_batch<T, float>(batch, m, n, k, alpha, a, la, b, lb, beta, c, lc);
+      return;
+    }
+  }
+  const auto fa = widen(a, la, batch, m, k), fb = widen(b, lb, batch, k, n);
+  gemm_batch<float>(batch, m, n, k, alpha, fa.get(), contiguous_layout(m, k), fb.get(), contiguous_layout(k, n),
+                    beta, c, lc);
+}
+
 // The GEMM family for any numeric T; C is contiguous (batch, m, n).
 template <class T>
 void matmul_into(int64_t batch, int64_t m, int64_t n, int64_t k, const Scalar& alpha, const T* a, Layout la,
                  const T* b, Layout lb, const Scalar& beta, T* c) {
   const Layout lc = contiguous_layout(m, n);
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    // Widen, multiply in float32, round once.
+    // Multiply into a float32 accumulator, round once.
     if (batch * m * n == 0) return;
     const float fbeta = beta.to<float>();
-    const auto fa = widen(a, la, batch, m, k), fb = widen(b, lb, batch, k, n);
     const auto fc = fbeta == 0 ? std::make_unique_for_overwrite<float[]>(static_cast<size_t>(batch * m * n))
                                : widen(c, lc, batch, m, n);
-    gemm_batch<float>(batch, m, n, k, alpha.to<float>(), fa.get(), contiguous_layout(m, k), fb.get(),
-                      contiguous_layout(k, n), fbeta, fc.get(), lc);
-    for (int64_t i = 0; i < batch * m * n; ++i) c[i] = T(fc[i]);
+    low_precision_gemm_batch(batch, m, n, k, alpha.to<float>(), a, la, b, lb, fbeta, fc.get());
+    parallel_for(0, batch * m * n, kRoundChunk, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) c[i] = T(fc[i]);
+    });
   } else {
     gemm_batch<T>(batch, m, n, k, alpha.to<T>(), a, la, b, lb, beta.to<T>(), c, lc);
   }
