@@ -8,10 +8,12 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
-#include <mutex>
+#include <mutex>  // std::lock_guard
 #include <new>
+#include <thread>
 #include <vector>
 
 #include "ember/allocator.h"
@@ -34,6 +36,30 @@ size_t round_size(size_t n) {
   return (n + step - 1) / step * step;
 }
 
+// The allocator's lock. It is held for a few dozen instructions (a free-list
+// push or pop and the statistics), so a thread that finds it taken spins,
+// yielding its core after a while, instead of sleeping; untaken it costs one
+// atomic exchange. std::mutex's lock and unlock took ~12% of a 1-element
+// `a + b` (one allocation and one free).
+class SpinLock {
+ public:
+  void lock() {
+    for (int tries = 0; flag_.exchange(true, std::memory_order_acquire); ++tries) {
+      while (flag_.load(std::memory_order_relaxed)) {
+        if (tries >= 64) std::this_thread::yield();
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        ++tries;
+      }
+    }
+  }
+  void unlock() { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
 class CPUCachingAllocator final : public Allocator {
  public:
   CPUCachingAllocator() {
@@ -46,7 +72,7 @@ class CPUCachingAllocator final : public Allocator {
     const size_t size = round_size(nbytes);
     void* p = nullptr;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<SpinLock> lock(lock_);
       auto it = free_.find(size);
       if (it != free_.end() && !it->second.empty()) {
         p = it->second.back();
@@ -65,21 +91,21 @@ class CPUCachingAllocator final : public Allocator {
   }
 
   MemoryStats stats() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     MemoryStats s = stats_;
     s.reserved_bytes = s.allocated_bytes + cached_bytes_;
     return s;
   }
 
   void reset_peak() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     stats_.peak_allocated_bytes = stats_.allocated_bytes;
   }
 
   void empty() {
     std::map<size_t, std::vector<void*>> blocks;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::lock_guard<SpinLock> lock(lock_);
       blocks.swap(free_);
       cached_bytes_ = 0;
     }
@@ -109,7 +135,7 @@ class CPUCachingAllocator final : public Allocator {
     auto& self = instance();
     const size_t size = reinterpret_cast<size_t>(ctx);
     {
-      std::lock_guard<std::mutex> lock(self.mutex_);
+      std::lock_guard<SpinLock> lock(self.lock_);
       self.stats_.allocated_bytes -= static_cast<int64_t>(size);
       if (self.cached_bytes_ + static_cast<int64_t>(size) <= self.cache_limit_) {
         self.free_[size].push_back(p);
@@ -120,7 +146,7 @@ class CPUCachingAllocator final : public Allocator {
     std::free(p);
   }
 
-  std::mutex mutex_;
+  SpinLock lock_;
   std::map<size_t, std::vector<void*>> free_;
   MemoryStats stats_;
   int64_t cached_bytes_ = 0;

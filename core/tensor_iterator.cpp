@@ -102,10 +102,12 @@ TensorIterator TensorIterator::build(Config c) {
     }
   }
 
-  // Operands: outputs first, then inputs (converted to the common dtype if asked).
-  for (int o = 0; o < nout; ++o) it.operands_[o] = c.outputs[o];
+  // Operands: outputs first, then inputs (converted to the common dtype if
+  // asked). Moved out of the Config, which is ours: each Tensor copy is two
+  // atomic reference-count updates, a visible share of a 1-element op.
+  for (int o = 0; o < nout; ++o) it.operands_[o] = std::move(c.outputs[o]);
   for (int i = 0; i < nin; ++i) {
-    Tensor t = c.inputs[i];
+    Tensor t = std::move(c.inputs[i]);
     if (c.promote_inputs && t.dtype() != common) {
       Tensor converted = make_empty(t.sizes(), common, t.device());
       if (t.dim() == 0 && t.device().is_cpu() && converted.device().is_cpu()) {
@@ -116,7 +118,7 @@ TensorIterator TensorIterator::build(Config c) {
       t = converted;
     }
     if (t.device() != device) t = t.to(device);  // a CPU scalar used with CUDA tensors
-    it.operands_[nout + i] = t;
+    it.operands_[nout + i] = std::move(t);
   }
 
   // Strides in bytes over `shape`, innermost first; broadcast dims get 0.
