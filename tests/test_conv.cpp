@@ -1,7 +1,7 @@
 // conv1d, conv2d, conv_transpose2d (ember::nn::functional): each bad input
 // raises a clear ember::Error, and the special cases behave as in PyTorch.
 // Values against PyTorch are in the golden tests (golden_nn_conv.cpp), against
-// naive loops in the op-info rows (op_info_conv.cpp).
+// naive loops in the op-info rows (op_info_conv.cpp); bfloat16 in test_conv_bf16.cpp.
 #include <gtest/gtest.h>
 
 #include "core/op_decls_conv.h"
@@ -175,14 +175,6 @@ TEST(Conv, EmptyBatch) {
   EXPECT_EQ(y.sizes(), IntArrayRef({0, 2, 5, 5}));
   y.sum().backward();
   EXPECT_TRUE(all_close(w.grad(), zeros({2, 3, 3, 3}), 0, 0));
-}
-
-TEST(Conv, Bfloat16IsFloat32RoundedOnce) {
-  const Tensor x = rnd({2, 3, 6, 6}, 1, kBFloat16), w = rnd({4, 3, 3, 3}, 2, kBFloat16), b = rnd({4}, 3, kBFloat16);
-  const Tensor y = F::conv2d(x, w, b, 1, 1);
-  EXPECT_EQ(y.dtype(), kBFloat16);
-  const Tensor ref = F::conv2d(x.to(kFloat32), w.to(kFloat32), b.to(kFloat32), 1, 1).to(kBFloat16);
-  EXPECT_TRUE(all_close(y, ref, 0, 0));
 }
 
 TEST(Conv, BackwardResultsNotAskedForAreEmpty) {

@@ -13,6 +13,11 @@
 // (K = C_g kH kW, P = H_out W_out), each done block of pixels by block. A
 // 1x1 convolution with stride 1 and no padding needs no unfolding: col is x_g.
 //
+// bfloat16 operands stay bfloat16: col is unfolded in bf16 (half the bytes
+// to copy) and every GEMM is gemm_bf16 (kernels/cpu/gemm_bf16.h: AMX or
+// AVX-512 BF16), which reads bf16 and accumulates in float32; the results
+// (y, col_grad, x_grad, w_grad) are float32, rounded to bf16 by the caller.
+//
 // The unfolded matrix is never built whole (576 x 3136 floats, 7 MB, for a
 // 64-channel 3x3 layer on 56x56): it is made a block of pixels at a time
 // (pixel_block: about 512 KB, so it is near when the GEMM packs it),
@@ -48,6 +53,7 @@
 #include "ember/parallel.h"
 #include "kernels/cpu/conv_direct.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 
 namespace ember::cpu {
 namespace {
@@ -57,13 +63,16 @@ constexpr int64_t kWeightGradChunk = 4;
 // Multiply-adds below which a parallel task is not worth waking a thread.
 constexpr double kMinTaskWork = 64.0 * 64 * 64;
 
+// c (m, n) = a (m, k) . b (k, n) + beta * c, with c in ConvAcc<T>.
 template <class T>
 void gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int64_t a_cs, const T* b, int64_t b_rs,
-          int64_t b_cs, T beta, T* c, int64_t c_rs) {
+          int64_t b_cs, ConvAcc<T> beta, ConvAcc<T>* c, int64_t c_rs) {
   if constexpr (std::is_same_v<T, float>)
     gemm_f32(m, n, k, 1.0f, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, 1);
-  else
+  else if constexpr (std::is_same_v<T, double>)
     gemm_f64(m, n, k, 1.0, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, 1);
+  else
+    gemm_bf16(m, n, k, 1.0f, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, 1);
 }
 
 // A per-thread buffer of at least n elements, kept between calls. `slot`
@@ -180,6 +189,23 @@ void col2im_add(const ConvGeometry& g, const T* col, int64_t j0, int64_t j1, T* 
   });
 }
 
+// One image and group by the direct kernel (conv_direct.h). It computes in
+// float or double; bf16 operands are widened first, a copy that is small next
+// to the O_g kH kW multiply-adds each input value takes part in.
+template <class T>
+void direct_forward(const ConvGeometry& g, const T* x, const T* w, ConvAcc<T>* y) {
+  const int64_t padded_size = g.in_per_group() * (g.in_h + 2 * g.pad_h) * (g.in_w + 2 * g.pad_w);
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    const int64_t x_size = g.in_per_group() * g.in_pixels(), w_size = g.out_per_group() * g.col_rows();
+    float* wide = scratch<float>(x_size + w_size, 0);
+    std::copy(x, x + x_size, wide);
+    std::copy(w, w + w_size, wide + x_size);
+    conv_direct_forward<float>(g, wide, wide + x_size, y, scratch<float>(padded_size, 1));
+  } else {
+    conv_direct_forward<T>(g, x, w, y, scratch<T>(padded_size, 1));
+  }
+}
+
 // Runs f(image) for every image: split over threads when there are at least
 // two images per thread (or the images are too small for a threaded GEMM),
 // else one after the other (each GEMM then uses the threads). See the Note.
@@ -212,27 +238,27 @@ void add_channel_bias(T* t, const T* bias, int64_t batch, int64_t channels, int6
 }
 
 template <class T>
-void conv_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y) {
+void conv_forward(const ConvGeometry& g, const T* x, const T* w, const ConvAcc<T>* bias, ConvAcc<T>* y) {
+  using Acc = ConvAcc<T>;
   const int64_t K = g.col_rows(), P = g.out_pixels(), Og = g.out_per_group(), Cg = g.in_per_group();
   const bool pointwise = is_pointwise(g), direct = conv_direct_suits(g);
   const int64_t block = pixel_block(g);
-  const int64_t padded_size = Cg * (g.in_h + 2 * g.pad_h) * (g.in_w + 2 * g.pad_w);
   for_each_image(g, [&](int64_t n) {
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const T* xg = x + (n * g.in_channels + gi * Cg) * g.in_pixels();
-      T* yg = y + (n * g.out_channels + gi * Og) * P;
+      Acc* yg = y + (n * g.out_channels + gi * Og) * P;
       const T* wg = w + gi * Og * K;
       if (direct) {
-        conv_direct_forward<T>(g, xg, wg, yg, scratch<T>(padded_size, 1));
+        direct_forward(g, xg, wg, yg);
       } else if (pointwise) {
-        gemm<T>(Og, P, K, wg, K, 1, xg, P, 1, T(0), yg, P);
+        gemm<T>(Og, P, K, wg, K, 1, xg, P, 1, Acc(0), yg, P);
       } else {
         T* col = scratch<T>(K * block, 0);
         for (int64_t j0 = 0; j0 < P; j0 += block) {
           const int64_t j1 = std::min(P, j0 + block);
           im2col(g, xg, j0, j1, col);
           // y_g[:, j0:j1] (O_g, nb) = w_g (O_g, K) . col (K, nb)
-          gemm<T>(Og, j1 - j0, K, wg, K, 1, col, j1 - j0, 1, T(0), yg + j0, P);
+          gemm<T>(Og, j1 - j0, K, wg, K, 1, col, j1 - j0, 1, Acc(0), yg + j0, P);
         }
       }
       if (bias != nullptr) add_channel_bias(yg, bias + gi * Og, 1, Og, P);
@@ -241,25 +267,26 @@ void conv_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, 
 }
 
 template <class T>
-void conv_input_grad(const ConvGeometry& g, const T* y_grad, const T* w, T* x_grad) {
+void conv_input_grad(const ConvGeometry& g, const T* y_grad, const T* w, ConvAcc<T>* x_grad) {
+  using Acc = ConvAcc<T>;
   const int64_t K = g.col_rows(), P = g.out_pixels(), Og = g.out_per_group(), Cg = g.in_per_group();
   const bool pointwise = is_pointwise(g);
   const int64_t block = pixel_block(g);
   for_each_image(g, [&](int64_t n) {
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      T* xg = x_grad + (n * g.in_channels + gi * Cg) * g.in_pixels();
+      Acc* xg = x_grad + (n * g.in_channels + gi * Cg) * g.in_pixels();
       const T* wg = w + gi * Og * K;
       const T* yg = y_grad + (n * g.out_channels + gi * Og) * P;
       if (pointwise) {
-        gemm<T>(K, P, Og, wg, 1, K, yg, P, 1, T(0), xg, P);
+        gemm<T>(K, P, Og, wg, 1, K, yg, P, 1, Acc(0), xg, P);
         continue;
       }
-      std::fill(xg, xg + Cg * g.in_pixels(), T(0));
-      T* col = scratch<T>(K * block, 0);
+      std::fill(xg, xg + Cg * g.in_pixels(), Acc(0));
+      Acc* col = scratch<Acc>(K * block, 0);
       for (int64_t j0 = 0; j0 < P; j0 += block) {
         const int64_t j1 = std::min(P, j0 + block);
         // col (K, nb) = w_g^T (K, O_g) . y_grad_g[:, j0:j1] (O_g, nb)
-        gemm<T>(K, j1 - j0, Og, wg, 1, K, yg + j0, P, 1, T(0), col, j1 - j0);
+        gemm<T>(K, j1 - j0, Og, wg, 1, K, yg + j0, P, 1, Acc(0), col, j1 - j0);
         col2im_add(g, col, j0, j1, xg);
       }
     }
@@ -267,29 +294,30 @@ void conv_input_grad(const ConvGeometry& g, const T* y_grad, const T* w, T* x_gr
 }
 
 template <class T>
-void conv_weight_grad(const ConvGeometry& g, const T* y_grad, const T* x, T* w_grad) {
+void conv_weight_grad(const ConvGeometry& g, const T* y_grad, const T* x, ConvAcc<T>* w_grad) {
+  using Acc = ConvAcc<T>;
   const int64_t K = g.col_rows(), P = g.out_pixels(), Og = g.out_per_group(), Cg = g.in_per_group();
   const int64_t wsize = g.out_channels * K;
   if (g.batch == 0) {
-    std::fill(w_grad, w_grad + wsize, T(0));
+    std::fill(w_grad, w_grad + wsize, Acc(0));
     return;
   }
   const bool pointwise = is_pointwise(g);
   const int64_t block = pointwise ? P : pixel_block(g);
   const int64_t chunks = (g.batch + kWeightGradChunk - 1) / kWeightGradChunk;
   // Chunk 0 writes w_grad directly; the others their own partial.
-  std::vector<T> partials(static_cast<size_t>((chunks - 1) * wsize));
+  std::vector<Acc> partials(static_cast<size_t>((chunks - 1) * wsize));
   const double chunk_work = g.macs() / static_cast<double>(chunks);
   const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kMinTaskWork / std::max(chunk_work, 1.0)));
   parallel_for(0, chunks, grain, [&](int64_t c0, int64_t c1) {
     for (int64_t chunk = c0; chunk < c1; ++chunk) {
-      T* acc = chunk == 0 ? w_grad : partials.data() + (chunk - 1) * wsize;
+      Acc* acc = chunk == 0 ? w_grad : partials.data() + (chunk - 1) * wsize;
       const int64_t n0 = chunk * kWeightGradChunk, n1 = std::min(g.batch, n0 + kWeightGradChunk);
       for (int64_t n = n0; n < n1; ++n) {
         for (int64_t gi = 0; gi < g.groups; ++gi) {
           const T* xg = x + (n * g.in_channels + gi * Cg) * g.in_pixels();
           const T* yg = y_grad + (n * g.out_channels + gi * Og) * P;
-          T* accg = acc + gi * Og * K;
+          Acc* accg = acc + gi * Og * K;
           for (int64_t j0 = 0; j0 < P; j0 += block) {
             const int64_t j1 = std::min(P, j0 + block), width = j1 - j0;
             const T* col = xg + j0;  // pointwise: x_g itself, row stride P
@@ -302,7 +330,7 @@ void conv_weight_grad(const ConvGeometry& g, const T* y_grad, const T* x, T* w_g
             }
             // acc_g (O_g, K) (+)= y_grad_g[:, j0:j1] (O_g, nb) . col^T (nb, K)
             const bool first = n == n0 && j0 == 0;
-            gemm<T>(Og, K, width, yg + j0, P, 1, col, 1, col_rs, first ? T(0) : T(1), accg, K);
+            gemm<T>(Og, K, width, yg + j0, P, 1, col, 1, col_rs, first ? Acc(0) : Acc(1), accg, K);
           }
         }
       }
@@ -311,27 +339,28 @@ void conv_weight_grad(const ConvGeometry& g, const T* y_grad, const T* x, T* w_g
   if (chunks == 1) return;
   parallel_for(0, wsize, 1 << 14, [&](int64_t b, int64_t e) {
     for (int64_t chunk = 1; chunk < chunks; ++chunk) {
-      const T* p = partials.data() + (chunk - 1) * wsize;
+      const Acc* p = partials.data() + (chunk - 1) * wsize;
       for (int64_t i = b; i < e; ++i) w_grad[i] += p[i];
     }
   });
 }
 
 template <class T>
-void channel_sums(const T* t, int64_t batch, int64_t channels, int64_t pixels, T* out) {
+void channel_sums(const T* t, int64_t batch, int64_t channels, int64_t pixels, ConvAcc<T>* out) {
+  using Acc = ConvAcc<T>;
   constexpr int kLanes = 16;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(1, batch * pixels));
   parallel_for(0, channels, grain, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       // Lane l adds the pixels p = l mod kLanes of every image; lanes are folded pairwise at the end.
-      T acc[kLanes] = {};
+      Acc acc[kLanes] = {};
       for (int64_t n = 0; n < batch; ++n) {
         const T* row = t + (n * channels + c) * pixels;
         int64_t p = 0;
         for (; p + kLanes <= pixels; p += kLanes) {
-          for (int l = 0; l < kLanes; ++l) acc[l] += row[p + l];
+          for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<Acc>(row[p + l]);
         }
-        for (int l = 0; p < pixels; ++p, ++l) acc[l] += row[p];
+        for (int l = 0; p < pixels; ++p, ++l) acc[l] += static_cast<Acc>(row[p]);
       }
       for (int width = kLanes / 2; width >= 1; width /= 2) {
         for (int l = 0; l < width; ++l) acc[l] += acc[l + width];
@@ -341,14 +370,16 @@ void channel_sums(const T* t, int64_t batch, int64_t channels, int64_t pixels, T
   });
 }
 
-#define EMBER_CONV_INSTANTIATE(T)                                                       \
-  template void conv_forward<T>(const ConvGeometry&, const T*, const T*, const T*, T*); \
-  template void conv_input_grad<T>(const ConvGeometry&, const T*, const T*, T*);        \
-  template void conv_weight_grad<T>(const ConvGeometry&, const T*, const T*, T*);       \
-  template void channel_sums<T>(const T*, int64_t, int64_t, int64_t, T*);               \
-  template void add_channel_bias<T>(T*, const T*, int64_t, int64_t, int64_t);
+#define EMBER_CONV_INSTANTIATE(T)                                                                           \
+  template void conv_forward<T>(const ConvGeometry&, const T*, const T*, const ConvAcc<T>*, ConvAcc<T>*); \
+  template void conv_input_grad<T>(const ConvGeometry&, const T*, const T*, ConvAcc<T>*);                 \
+  template void conv_weight_grad<T>(const ConvGeometry&, const T*, const T*, ConvAcc<T>*);                \
+  template void channel_sums<T>(const T*, int64_t, int64_t, int64_t, ConvAcc<T>*);
 EMBER_CONV_INSTANTIATE(float)
 EMBER_CONV_INSTANTIATE(double)
+EMBER_CONV_INSTANTIATE(BFloat16)
 #undef EMBER_CONV_INSTANTIATE
+template void add_channel_bias<float>(float*, const float*, int64_t, int64_t, int64_t);
+template void add_channel_bias<double>(double*, const double*, int64_t, int64_t, int64_t);
 
 }  // namespace ember::cpu

@@ -1,6 +1,11 @@
 // The three computations behind every CPU convolution (conv1d/conv2d, their
-// transposes, and all their gradients), on contiguous float or double buffers.
-// How they work is explained in Note [Convolution as GEMM] in conv_gemm.cpp.
+// transposes, and all their gradients), on contiguous float, double or
+// bfloat16 buffers. How they work is explained in Note [Convolution as GEMM]
+// in conv_gemm.cpp.
+//
+// T is the dtype of the operands; results and bias are in ConvAcc<T>: T itself
+// for float and double, float for bfloat16 (multiplied by gemm_bf16, which the
+// caller checks is available, into float32; the caller rounds once).
 //
 // All three speak of one forward convolution, "x conv w = y":
 //   x: (batch, in_channels, in_h, in_w)
@@ -11,8 +16,14 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+
+#include "ember/dtype.h"
 
 namespace ember::cpu {
+
+template <class T>
+using ConvAcc = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
 
 struct ConvGeometry {
   int64_t batch = 0, groups = 1;
@@ -37,21 +48,21 @@ struct ConvGeometry {
 
 // y = x conv w (+ bias[c] on channel c when bias is not null).
 template <class T>
-void conv_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, T* y);
+void conv_forward(const ConvGeometry& g, const T* x, const T* w, const ConvAcc<T>* bias, ConvAcc<T>* y);
 
 // x_grad = the gradient of sum(y * y_grad) for x: the transposed convolution of y_grad.
 template <class T>
-void conv_input_grad(const ConvGeometry& g, const T* y_grad, const T* w, T* x_grad);
+void conv_input_grad(const ConvGeometry& g, const T* y_grad, const T* w, ConvAcc<T>* x_grad);
 
 // w_grad = the gradient of sum(y * y_grad) for w.
 template <class T>
-void conv_weight_grad(const ConvGeometry& g, const T* y_grad, const T* x, T* w_grad);
+void conv_weight_grad(const ConvGeometry& g, const T* y_grad, const T* x, ConvAcc<T>* w_grad);
 
 // out[c] = sum over batch and pixels of t (batch, channels, pixels), channel c.
 template <class T>
-void channel_sums(const T* t, int64_t batch, int64_t channels, int64_t pixels, T* out);
+void channel_sums(const T* t, int64_t batch, int64_t channels, int64_t pixels, ConvAcc<T>* out);
 
-// t (batch, channels, pixels) += bias[c] on channel c.
+// t (batch, channels, pixels) += bias[c] on channel c (float or double).
 template <class T>
 void add_channel_bias(T* t, const T* bias, int64_t batch, int64_t channels, int64_t pixels);
 
