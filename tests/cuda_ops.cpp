@@ -422,6 +422,31 @@ TEST(CudaCopy, PinnedHostTensorsAreCopiedDirectly) {
 }
 #endif
 
+#ifdef EMBER_WITH_CUDA
+// DataLoader(pin_memory): batches arrive in page-locked memory, with the
+// values a loader without pinning gives, and copy to the device exactly.
+TEST(CudaCopy, DataLoaderPinsBatches) {
+  REQUIRE_CUDA();
+  const Tensor x = random_cpu({10, 3}, kFloat32), y = arange(10);
+  auto dataset = std::make_shared<data::TensorDataset>(x, y);
+  data::DataLoader pinned(dataset, {.batch_size = 4, .num_workers = 2, .pin_memory = true});
+  data::DataLoader plain(dataset, {.batch_size = 4});
+  auto expected = plain.begin();
+  int batches = 0;
+  for (data::Example& batch : pinned) {
+    ASSERT_TRUE(expected != plain.end());
+    EXPECT_TRUE(cuda::is_pinned(batch.data.data_ptr()));
+    EXPECT_TRUE(cuda::is_pinned(batch.target.data_ptr()));
+    EXPECT_TRUE(bitwise_equal(batch.data, (*expected).data));
+    EXPECT_TRUE(bitwise_equal(batch.data.cuda(), (*expected).data));
+    EXPECT_TRUE(bitwise_equal(batch.target, (*expected).target));
+    ++expected;
+    ++batches;
+  }
+  EXPECT_EQ(batches, 3);
+}
+#endif
+
 TEST(CudaCopy, PeerCopiesBetweenDevices) {
   REQUIRE_CUDA();
   if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device";
