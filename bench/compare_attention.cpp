@@ -10,8 +10,8 @@
 // with ember's allocator statistics, for the fused op and for the same composite
 // written with ember ops.
 //
-//   flock /tmp/ember_build.lock env LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
-//     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE build/cpu/bench/compare_attention [name filter]
+//   env LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
+//     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE build/release/bench/compare_attention [name filter]
 #include <torch/torch.h>
 
 #include <cmath>

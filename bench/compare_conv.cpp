@@ -4,8 +4,8 @@
 // per multiply-add of the convolution itself: forward 2*N*O*P*K, forward+backward
 // three times that (the bias terms are left out).
 //
-//   flock /tmp/ember_build.lock env LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
-//     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE build/cpu/bench/compare_conv [name filter]
+//   env LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
+//     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE build/release/bench/compare_conv [name filter]
 #include <torch/torch.h>
 
 #include "bench/compare_harness.h"
