@@ -145,10 +145,39 @@ Tensor& Tensor::fill_(const Scalar& value) {
 }
 Tensor& Tensor::zero_() { return fill_(0); }
 
+namespace {
+
+// The dims of t from the largest stride to the smallest, when that order makes
+// it contiguous (t is a transpose or permute of a contiguous tensor); empty
+// when t's layout has gaps or overlaps.
+DimVector dims_in_memory_order(const Tensor& t) {
+  DimVector dims;
+  for (int64_t d = 0; d < t.dim(); ++d) dims.push_back(d);
+  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  if (!t.permute(dims).is_contiguous()) dims.clear();
+  return dims;
+}
+
+}  // namespace
+
 Tensor Tensor::to(DType t) const { return to(device(), t); }
 Tensor Tensor::to(Device d) const { return to(d, dtype()); }
+// A dtype conversion keeps the layout of a dense permuted tensor, as
+// PyTorch's preserve_format does: w.t().to(kBFloat16) is the transpose of a
+// contiguous bf16 matrix. It converts the contiguous tensor the permutation
+// views and permutes the result back, so the copy runs in memory order
+// (TensorIterator walks dims in their logical order). Other layouts, and
+// copies to another device, become contiguous.
 Tensor Tensor::to(Device d, DType t) const {
   if (d == device() && t == dtype()) return *this;
+  if (d == device() && !is_contiguous()) {
+    const DimVector order = dims_in_memory_order(*this);
+    if (!order.empty()) {
+      DimVector back(order.size());
+      for (size_t i = 0; i < order.size(); ++i) back[order[i]] = static_cast<int64_t>(i);
+      return permute(order).to(d, t).permute(back);
+    }
+  }
   Tensor out = make_empty(sizes(), t, d);
   op::copy_.call(out, *this);
   return out;

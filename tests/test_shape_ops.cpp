@@ -75,7 +75,8 @@ TEST(TransposeOp, ContiguousCopyOfATransposeMatchesElementByElement) {
   for (int threads : {1, 2}) {
     ThreadCount guard(threads);
     for (DType to : {kFloat32, kFloat64, kBFloat16, kInt32}) {
-      const Tensor y = to == kFloat32 ? x.t().contiguous() : x.t().to(to);
+      Tensor y = empty({19, 37}, to);
+      y.copy_(x.t());
       ASSERT_TRUE(y.is_contiguous());
       ASSERT_EQ(y.sizes(), (std::vector<int64_t>{19, 37}));
       for (int64_t r = 0; r < 19; ++r) {
@@ -86,6 +87,18 @@ TEST(TransposeOp, ContiguousCopyOfATransposeMatchesElementByElement) {
       }
     }
   }
+}
+
+// As PyTorch's preserve_format: a dtype conversion keeps a permuted dense
+// layout; a layout with gaps becomes contiguous.
+TEST(TransposeOp, DtypeConversionKeepsADensePermutedLayout) {
+  const Tensor x = arange(2 * 3 * 4, kFloat32).view({2, 3, 4});
+  const Tensor p = x.permute({2, 0, 1}).to(kFloat64);
+  EXPECT_EQ(p.strides(), x.permute({2, 0, 1}).strides());
+  EXPECT_EQ(values(p), values(x.permute({2, 0, 1})));
+  const Tensor sliced = x.narrow(2, 0, 2).to(kFloat64);
+  EXPECT_TRUE(sliced.is_contiguous());
+  EXPECT_EQ(values(sliced), values(x.narrow(2, 0, 2)));
 }
 
 TEST(TransposeOp, ZeroDimAcceptsOnlyDimsZeroAndMinusOne) {

@@ -26,20 +26,10 @@ constexpr std::array<std::string_view, 24> kFloat32 = {
 
 bool listed(std::string_view op, auto const& list) { return std::find(list.begin(), list.end(), op) != list.end(); }
 
-// t in `dtype`. A transposed matrix (linear passes its weight as weight.t())
-// is cast as the contiguous matrix it views and viewed back: the products
-// take any strides, and a contiguous cast streams where a transposing one
-// does not (128x784x512 linear on 2 threads: the casts took longer than the
-// bf16 product).
-Tensor cast_to(const Tensor& t, DType dtype) {
-  if (t.dim() == 2 && !t.is_contiguous() && t.t().is_contiguous()) return t.t().to(dtype).t();
-  return t.to(dtype);
-}
-
 Tensor cast_for(CastPolicy policy, const Tensor& t, DType lower) {
   if (!t.defined() || !is_floating_point(t.dtype()) || t.dtype() == DType::Float64) return t;
-  if (policy == CastPolicy::LowerPrecision && t.dtype() == DType::Float32) return cast_to(t, lower);
-  if (policy == CastPolicy::Float32 && t.dtype() != DType::Float32) return cast_to(t, DType::Float32);
+  if (policy == CastPolicy::LowerPrecision && t.dtype() == DType::Float32) return t.to(lower);
+  if (policy == CastPolicy::Float32 && t.dtype() != DType::Float32) return t.to(DType::Float32);
   return t;
 }
 
