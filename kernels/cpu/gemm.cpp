@@ -29,10 +29,9 @@
 #include "kernels/cpu/gemm.h"
 
 #include <algorithm>
-#include <new>
 
 #include "ember/parallel.h"
-#include "kernels/cpu/gemm_grid.h"
+#include "kernels/cpu/gemm_driver.h"
 #include "kernels/cpu/gemm_microkernel.h"
 #include "kernels/cpu/gemm_pack.h"
 
@@ -41,53 +40,8 @@ namespace {
 
 using gemm_detail::balanced_step;
 using gemm_detail::Blocking;
-
-template <class T>
-struct GemmArgs {
-  int64_t m, n, k;
-  T alpha;
-  const T* a;
-  int64_t a_rs, a_cs;
-  const T* b;
-  int64_t b_rs, b_cs;
-  T beta;
-  T* c;
-  int64_t c_rs, c_cs;
-};
-
-// The same product written for C^T: C^T (n, m) = B^T (n, k) * A^T (k, m).
-template <class T>
-GemmArgs<T> transposed(const GemmArgs<T>& g) {
-  return {g.n, g.m, g.k, g.alpha, g.b, g.b_cs, g.b_rs, g.a, g.a_cs, g.a_rs, g.beta, g.c, g.c_cs, g.c_rs};
-}
-
-// A grow-only, 64-byte aligned buffer for packed panels, kept per thread.
-template <class T>
-class PackBuffer {
- public:
-  PackBuffer() = default;
-  PackBuffer(const PackBuffer&) = delete;
-  PackBuffer& operator=(const PackBuffer&) = delete;
-  ~PackBuffer() { release(); }
-
-  T* get(int64_t count) {
-    if (count > capacity_) {
-      release();
-      data_ = static_cast<T*>(::operator new(count * sizeof(T), std::align_val_t{64}));
-      capacity_ = count;
-    }
-    return data_;
-  }
-
- private:
-  void release() {
-    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{64});
-    data_ = nullptr;
-    capacity_ = 0;
-  }
-  T* data_ = nullptr;
-  int64_t capacity_ = 0;
-};
+using gemm_detail::GemmArgs;
+using gemm_detail::PackBuffer;
 
 template <class T>
 struct ThreadScratch {
@@ -164,26 +118,15 @@ void gemm_block(const GemmArgs<T>& g, int64_t row_begin, int64_t row_end, int64_
 // the pool would cost more than it saves.
 constexpr double kMinParallelWork = 64.0 * 64 * 64;
 
-// C = beta * C (beta == 0: C = 0 without reading it), for k == 0 or alpha == 0.
-template <class T>
-void scale_c(const GemmArgs<T>& g) {
-  for (int64_t i = 0; i < g.m; ++i) {
-    for (int64_t j = 0; j < g.n; ++j) {
-      T& out = g.c[i * g.c_rs + j * g.c_cs];
-      out = g.beta == 0 ? T(0) : g.beta * out;
-    }
-  }
-}
-
 template <class T>
 void gemm(GemmArgs<T> g) {
   using B = Blocking<T>;
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k <= 0 || g.alpha == 0) {
-    scale_c(g);
+    gemm_detail::scale_c(g);
     return;
   }
-  if (g.c_cs != 1 && g.c_rs == 1) g = transposed(g);
+  if (g.c_cs != 1 && g.c_rs == 1) g = gemm_detail::transposed(g);
 
   const double work = static_cast<double>(g.m) * g.n * g.k;
   // Inside another parallel loop the pool runs our tasks inline, so one task packs least.

@@ -30,13 +30,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
-#include <new>
 #include <type_traits>
 
 #include "ember/error.h"
 #include "ember/parallel.h"
-#include "kernels/cpu/gemm_grid.h"
+#include "kernels/cpu/gemm_driver.h"
 
 #if defined(__AVX512BF16__) && defined(__AVX512BW__)
 #define EMBER_GEMM_BF16_DOT 1
@@ -67,22 +65,7 @@ bool amx_permitted() {
 constexpr int kChunk = 32;     // depth values per A chunk; the packed depth is a multiple of it
 constexpr int kPanelCols = 32;  // NR of both kernels
 
-struct Bf16GemmArgs {
-  int64_t m, n, k;
-  float alpha;
-  const BFloat16* a;
-  int64_t a_rs, a_cs;
-  const BFloat16* b;
-  int64_t b_rs, b_cs;
-  float beta;
-  float* c;
-  int64_t c_rs, c_cs;
-};
-
-// The same product written for C^T: C^T (n, m) = B^T (n, k) * A^T (k, m).
-Bf16GemmArgs transposed(const Bf16GemmArgs& g) {
-  return {g.n, g.m, g.k, g.alpha, g.b, g.b_cs, g.b_rs, g.a, g.a_cs, g.a_rs, g.beta, g.c, g.c_cs, g.c_rs};
-}
+using Bf16GemmArgs = gemm_detail::GemmArgs<BFloat16, float>;
 
 using gemm_detail::balanced_step;
 using gemm_detail::round_up;
@@ -381,27 +364,8 @@ struct AmxKernel {
 
 // ---- blocking and threads ----
 
-// A grow-only, 64-byte aligned bf16 buffer for packed panels.
-class PanelBuffer {
- public:
-  BFloat16* get(int64_t count) {
-    if (count > capacity_) {
-      data_.reset(static_cast<BFloat16*>(::operator new(count * sizeof(BFloat16), std::align_val_t{64})));
-      capacity_ = count;
-    }
-    return data_.get();
-  }
-
- private:
-  struct Free {
-    void operator()(BFloat16* p) const { ::operator delete(p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<BFloat16, Free> data_;
-  int64_t capacity_ = 0;
-};
-
 struct PanelBuffers {
-  PanelBuffer a, b;
+  gemm_detail::PackBuffer<BFloat16> a, b;
 };
 
 // NC (gemm.cpp's note names the block sizes): a packed B block (kc x nc) lives in L3; this only bounds it.
@@ -467,7 +431,7 @@ void gemm_block(const Bf16GemmArgs& g, int64_t row_begin, int64_t row_end, int64
 template <class Kernel>
 void gemm(Bf16GemmArgs g) {
   constexpr int R = Kernel::kRows;
-  if (g.c_cs != 1 && g.c_rs == 1) g = transposed(g);
+  if (g.c_cs != 1 && g.c_rs == 1) g = gemm_detail::transposed(g);
   const double work = static_cast<double>(g.m) * g.n * g.k;
   // Inside another parallel loop the pool runs our tasks inline, so one task packs least.
   const int threads = work < Kernel::kMinParallelWork || in_parallel_region() ? 1 : get_num_threads();
@@ -482,16 +446,6 @@ void gemm(Bf16GemmArgs g) {
 #endif
                                gemm_block<Kernel>(g, row_begin, row_end, col_begin, col_end);
                              });
-}
-
-// C = beta * C (beta == 0: C = 0 without reading it), for k == 0 or alpha == 0.
-void scale_c(const Bf16GemmArgs& g) {
-  for (int64_t i = 0; i < g.m; ++i) {
-    for (int64_t j = 0; j < g.n; ++j) {
-      float& out = g.c[i * g.c_rs + j * g.c_cs];
-      out = g.beta == 0 ? 0.f : g.beta * out;
-    }
-  }
 }
 
 #endif  // EMBER_GEMM_BF16_DOT
@@ -535,7 +489,7 @@ void gemm_bf16_using(GemmBf16Kernel kernel, int64_t m, int64_t n, int64_t k, flo
   const Bf16GemmArgs g{m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, c_rs, c_cs};
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == 0) {
-    scale_c(g);
+    gemm_detail::scale_c(g);
     return;
   }
 #if defined(EMBER_GEMM_BF16_AMX)

@@ -1,15 +1,76 @@
-// How the CPU GEMMs (gemm.cpp for f32/f64, gemm_bf16.cpp) cut their work:
-// block sizes balanced over a dimension, and the grid of C rectangles that
-// the threads share (Note [GEMM blocking] in gemm.cpp). Included by those two
-// files only.
+// What the CPU GEMMs (gemm.cpp for f32/f64, gemm_bf16.cpp) share: their
+// arguments, block sizes balanced over a dimension, the grid of C rectangles
+// that the threads share (Note [GEMM blocking] in gemm.cpp), and the buffers
+// panels are packed into. Included by those two files only.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 
 #include "ember/parallel.h"
 
 namespace ember::cpu::gemm_detail {
+
+// C = alpha * A B + beta * C, gemm.h's contract: operands of type In, C and
+// the scalars of type Out (the same, or float for bf16 operands).
+template <class In, class Out = In>
+struct GemmArgs {
+  int64_t m, n, k;
+  Out alpha;
+  const In* a;
+  int64_t a_rs, a_cs;
+  const In* b;
+  int64_t b_rs, b_cs;
+  Out beta;
+  Out* c;
+  int64_t c_rs, c_cs;
+};
+
+// The same product written for C^T: C^T (n, m) = B^T (n, k) * A^T (k, m).
+template <class In, class Out>
+GemmArgs<In, Out> transposed(const GemmArgs<In, Out>& g) {
+  return {g.n, g.m, g.k, g.alpha, g.b, g.b_cs, g.b_rs, g.a, g.a_cs, g.a_rs, g.beta, g.c, g.c_cs, g.c_rs};
+}
+
+// C = beta * C (beta == 0: C = 0 without reading it), for k == 0 or alpha == 0.
+template <class In, class Out>
+void scale_c(const GemmArgs<In, Out>& g) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    for (int64_t j = 0; j < g.n; ++j) {
+      Out& out = g.c[i * g.c_rs + j * g.c_cs];
+      out = g.beta == 0 ? Out(0) : g.beta * out;
+    }
+  }
+}
+
+// A grow-only, 64-byte aligned buffer for packed panels, kept per thread.
+template <class T>
+class PackBuffer {
+ public:
+  PackBuffer() = default;
+  PackBuffer(const PackBuffer&) = delete;
+  PackBuffer& operator=(const PackBuffer&) = delete;
+  ~PackBuffer() { release(); }
+
+  T* get(int64_t count) {
+    if (count > capacity_) {
+      release();
+      data_ = static_cast<T*>(::operator new(count * sizeof(T), std::align_val_t{64}));
+      capacity_ = count;
+    }
+    return data_;
+  }
+
+ private:
+  void release() {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{64});
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  T* data_ = nullptr;
+  int64_t capacity_ = 0;
+};
 
 inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
