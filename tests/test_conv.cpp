@@ -222,20 +222,32 @@ TEST(Conv, PixelBlocksMatchOneChannelConvolutions) {
 }
 
 // The forward and all three gradients are bitwise the same on 1 and 2 threads,
-// for a batch split over threads and for a single large image (threaded GEMMs).
+// for a batch split over threads, a single large image (threaded GEMMs) and
+// the direct kernel (few output channels); in float32 and in bfloat16 (which
+// runs on the bf16 GEMM where the CPU has one: 32 output channels keep its
+// GEMMs deep enough).
 TEST(Conv, ThreadCountInvariance) {
   ThreadCount restore_threads;
-  for (const auto& shape : {std::vector<int64_t>{9, 8, 20, 20}, std::vector<int64_t>{1, 16, 48, 48}}) {
-    const Tensor x0 = rnd(shape, 1), w0 = rnd({16, shape[1], 3, 3}, 2), b0 = rnd({16}, 3);
-    TensorList runs[2];
-    for (int threads : {1, 2}) {
-      set_num_threads(threads);
-      const Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
-      const Tensor y = F::conv2d(x, w, b, 1, 1);
-      (y * y).sum().backward();
-      runs[threads - 1] = {y.detach(), x.grad(), w.grad(), b.grad()};
+  struct Shape {
+    std::vector<int64_t> input;
+    int64_t outputs;
+  };
+  const std::vector<Shape> shapes = {{{9, 8, 20, 20}, 32}, {{1, 16, 48, 48}, 32}, {{8, 8, 20, 20}, 4}};
+  for (DType t : {kFloat32, kBFloat16}) {
+    for (const Shape& s : shapes) {
+      const Tensor x0 = rnd(s.input, 1, t), w0 = rnd({s.outputs, s.input[1], 3, 3}, 2, t), b0 = rnd({s.outputs}, 3, t);
+      TensorList runs[2];
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        const Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+        const Tensor y = F::conv2d(x, w, b, 1, 1);
+        (y * y).sum().backward();
+        runs[threads - 1] = {y.detach(), x.grad(), w.grad(), b.grad()};
+      }
+      for (size_t k = 0; k < 4; ++k) {
+        EXPECT_TRUE(bitwise_equal(runs[0][k], runs[1][k])) << t << ", input " << IntArrayRef(s.input) << ", result " << k;
+      }
     }
-    for (size_t k = 0; k < 4; ++k) EXPECT_TRUE(bitwise_equal(runs[0][k], runs[1][k])) << "result " << k;
   }
 }
 

@@ -92,28 +92,5 @@ TEST(ConvBf16, GradientsAreTheFloat32GradientsRounded) {
   }
 }
 
-// As Conv.ThreadCountInvariance, in bf16: a batch split over threads, a
-// single large image (threaded GEMMs), and the direct kernel.
-TEST(ConvBf16, ThreadCountInvariance) {
-  ThreadCount restore_threads;
-  const std::vector<std::vector<int64_t>> shapes = {{9, 8, 20, 20}, {1, 16, 48, 48}, {8, 8, 20, 20}};
-  const std::vector<int64_t> outs = {32, 32, 4};
-  for (size_t s = 0; s < shapes.size(); ++s) {
-    const std::vector<int64_t>& shape = shapes[s];
-    const Tensor x0 = rnd_bf16(shape, 1), w0 = rnd_bf16({outs[s], shape[1], 3, 3}, 2), b0 = rnd_bf16({outs[s]}, 3);
-    TensorList runs[2];
-    for (int threads : {1, 2}) {
-      set_num_threads(threads);
-      const Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
-      const Tensor y = F::conv2d(x, w, b, 1, 1);
-      (y * y).sum().backward();
-      runs[threads - 1] = {y.detach(), x.grad(), w.grad(), b.grad()};
-    }
-    for (size_t k = 0; k < 4; ++k) {
-      EXPECT_TRUE(bitwise_equal(runs[0][k], runs[1][k])) << "shape " << s << ", result " << k;
-    }
-  }
-}
-
 }  // namespace
 }  // namespace ember::testing
