@@ -178,7 +178,8 @@ TYPED_TEST(GemmTest, MatchesReferenceForTallSkinnyAndDeepShapes) {
 }
 
 TYPED_TEST(GemmTest, MatchesReferenceAcrossCacheBlocks) {
-  // Larger than one L1 depth block, one L2 row block, and with ragged edges.
+  // Larger than one depth block and one row block, with ragged edges; 1025
+  // columns span two B blocks wherever L2 is 2 MiB or smaller.
   expect_matches_reference_all_layouts<TypeParam>(517, 263, 611);
   expect_matches_reference<TypeParam>({1023, 1025, 129});
   expect_matches_reference<TypeParam>({128, 512, 784});

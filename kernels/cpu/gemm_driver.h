@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <new>
 
+#include <unistd.h>
+
 #include "ember/parallel.h"
 
 namespace ember::cpu::gemm_detail {
@@ -71,6 +73,26 @@ class PackBuffer {
   T* data_ = nullptr;
   int64_t capacity_ = 0;
 };
+
+// Data cache sizes of one core, read once from the OS (glibc's sysconf reads
+// CPUID). Where it does not say, or says something implausible (virtual
+// machines can), those of an AMD Zen 3 core.
+struct CacheSizes {
+  int64_t l1 = 32 * 1024, l2 = 512 * 1024;
+};
+
+inline const CacheSizes& cache_sizes() {
+  static const CacheSizes sizes = [] {
+    CacheSizes found;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l1 >= 16 * 1024 && l1 <= 256 * 1024) found.l1 = l1;
+    if (l2 >= 256 * 1024 && l2 <= 8 * 1024 * 1024) found.l2 = l2;
+#endif
+    return found;
+  }();
+  return sizes;
+}
 
 inline int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 

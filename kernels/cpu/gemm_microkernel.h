@@ -1,6 +1,6 @@
 // The GEMM micro-kernel and the per-instruction-set choices around it:
-// vector wrappers, tile shape and cache block sizes (see gemm.cpp for how the
-// blocks fit together). Included by gemm.cpp only.
+// vector wrappers and tile shape (gemm.cpp derives the cache blocks around
+// it). Included by gemm.cpp only.
 //
 // The micro-kernel multiplies one packed A panel (kRows rows) by one packed B
 // panel (kCols columns) over kc steps, keeping the whole kRows x kCols tile of
@@ -48,11 +48,8 @@ struct SimdF64 {
 };
 
 // 32 zmm registers: 12 x 2 accumulators + 2 B vectors + 1 broadcast.
-// Caches (per core) of the AMD Zen 5 the block sizes derive from.
 inline constexpr int kTileRows = 12;
 inline constexpr int kTileVectors = 2;
-inline constexpr int64_t kL1Bytes = 48 * 1024;
-inline constexpr int64_t kL2Bytes = 1024 * 1024;
 
 #elif defined(__AVX2__) && defined(__FMA__)
 
@@ -81,11 +78,8 @@ struct SimdF64 {
 };
 
 // 16 ymm registers: 6 x 2 accumulators + 2 B vectors + 1 broadcast.
-// Caches (per core) of the AMD Zen 3 the block sizes derive from.
 inline constexpr int kTileRows = 6;
 inline constexpr int kTileVectors = 2;
-inline constexpr int64_t kL1Bytes = 32 * 1024;
-inline constexpr int64_t kL2Bytes = 512 * 1024;
 
 #else  // portable: "vectors" of one element; the compiler may vectorize what it can.
 // fma here may or may not be fused, but every tile runs this same code, so
@@ -108,26 +102,16 @@ using SimdF64 = SimdScalar<double>;
 
 inline constexpr int kTileRows = 4;
 inline constexpr int kTileVectors = 4;
-inline constexpr int64_t kL1Bytes = 32 * 1024;
-inline constexpr int64_t kL2Bytes = 256 * 1024;
 
 #endif
 
-// The block sizes of the GEMM for element type T (names in gemm.cpp's note).
+// The register tile of the GEMM for element type T (names in gemm.cpp's note).
 template <class T>
-struct Blocking {
+struct Tile {
   using Simd = std::conditional_t<std::is_same_v<T, float>, SimdF32, SimdF64>;
   static constexpr int kRows = kTileRows;                    // MR
   static constexpr int kVectors = kTileVectors;              // vectors per B row
   static constexpr int kCols = kTileVectors * Simd::kLanes;  // NR
-  // KC: one packed B panel (kc x NR) fills 2/3 of L1, so it stays there while
-  // the A panels of a block stream past (measured on Zen 3: B panels of half to
-  // all of L1 run equally fast; smaller ones lose to C traffic).
-  static constexpr int64_t kMaxDepth = kL1Bytes * 2 / 3 / (kCols * sizeof(T)) / 8 * 8;
-  // MC: a packed A block (mc x kc) fills half of L2 (the rest holds B panels on their way to L1, and C).
-  static constexpr int64_t kMaxRows = kL2Bytes / 2 / (kMaxDepth * sizeof(T)) / kRows * kRows;
-  // NC: a packed B block (kc x nc) lives in L3; this only bounds its size.
-  static constexpr int64_t kMaxCols = 4096 / kCols * kCols;
 };
 
 // C tile (kRows, kCols) with unit column stride:
