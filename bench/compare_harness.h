@@ -23,8 +23,12 @@ namespace ember_bench {
 
 using Clock = std::chrono::steady_clock;
 
-// Seconds per call of fn, timed over batches of at least `min_batch_s`.
+// Seconds per call of fn, timed over batches of at least `min_batch_s`. One
+// untimed call first lets the other side's threads go idle and wakes this
+// side's (for small ops the shorter batches below do the same; a 60 ms GEMM
+// is timed in its first batch).
 inline double seconds_per_call(const std::function<void()>& fn, double min_batch_s = 0.02) {
+  fn();
   int64_t iters = 1;
   for (;;) {
     const auto t0 = Clock::now();
