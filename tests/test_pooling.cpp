@@ -154,6 +154,27 @@ TEST(MaxPool2d, OverlappingWindowsAddTheirGradients) {
   EXPECT_EQ(values(x.grad()), want);
 }
 
+TEST(MaxPool2d, TwoByTwoStrideTwoFloatPathMatchesTheGeneralLoop) {
+  // float 2x2 / stride 2 windows take a vector path; double takes the general
+  // one. Values with many ties (relu'd small integers) and NaNs must give the
+  // same maxima and the same tie-breaking indices, at widths around the vector
+  // length and with odd sizes (the last row and column dropped).
+  manual_seed(7);
+  for (int64_t h : {2, 3, 7}) {
+    for (int64_t w : {2, 3, 17, 26, 33, 34, 70}) {
+      SCOPED_TRACE("h " + std::to_string(h) + " w " + std::to_string(w));
+      Tensor x = randint(-2, 3, {2, 3, h, w}, kFloat64).relu();
+      x.index_put_({0, 1}, where(rand({h, w}, kFloat64).lt(0.2), kNaN, x.index({0, 1})));
+      const Tensor xf = x.to(kFloat32);
+      auto [want, want_at] = F::max_pool2d_with_indices(x, {2, 2});
+      auto [got, got_at] = F::max_pool2d_with_indices(xf, {2, 2});
+      EXPECT_TRUE(all_close(got, want, 0, 0));
+      EXPECT_EQ(ints_of(got_at), ints_of(want_at));
+      EXPECT_TRUE(all_close(F::max_pool2d(xf, 2), want, 0, 0));
+    }
+  }
+}
+
 TEST(MaxPool2d, CeilModeNeverStartsAWindowInThePadding) {
   // torch: 5 + 2 - 2 + 1 = 6 -> ceil(5 / 2) + 1 = 4, minus the window starting at 6 >= 5 + 1.
   EXPECT_EQ(F::max_pool2d(image({1, 1, 5, 5}), 2, 2, 1, 1, true).sizes(), IntArrayRef({1, 1, 3, 3}));

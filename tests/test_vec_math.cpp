@@ -496,6 +496,18 @@ TEST(VecF, ApplyLanesCallsTheFunctionOnEachLane) {
   for (int i = 0; i < VecF::kLanes; ++i) EXPECT_EQ(got[i], static_cast<float>(i * i + 1));
 }
 
+TEST(VecF, DeinterleaveSplitsEvenAndOddPositions) {
+  float xs[2 * VecF::kLanes];
+  for (int i = 0; i < 2 * VecF::kLanes; ++i) xs[i] = static_cast<float>(i);
+  VecF even, odd;
+  vec::deinterleave(VecF::load(xs), VecF::load(xs + VecF::kLanes), even, odd);
+  const std::vector<float> e = lanes_of(even), o = lanes_of(odd);
+  for (int i = 0; i < VecF::kLanes; ++i) {
+    EXPECT_EQ(e[i], static_cast<float>(2 * i)) << "lane " << i;
+    EXPECT_EQ(o[i], static_cast<float>(2 * i + 1)) << "lane " << i;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // VecD.
 // ---------------------------------------------------------------------------

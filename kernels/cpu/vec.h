@@ -26,6 +26,8 @@
 // - clamp(x, lo, hi) propagates a NaN x; lo and hi must not be NaN.
 // - Comparisons return a mask (bool for one lane); blend(mask, a, b) picks a
 //   where the mask is set, b elsewhere, like `mask ? a : b`.
+// - deinterleave(lo, hi, even, odd) splits the 2 * kLanes values lo:hi
+//   into their even and odd positions (a row of 2-wide windows, for pooling).
 // - round() rounds half to even (like torch.round), not half away from 0.
 // - reciprocal is 1/x (correctly rounded) and rsqrt is 1/sqrt(x) (two
 //   correctly rounded steps, < 1.5 ulp), not the hardware approximations, so
@@ -181,6 +183,11 @@ inline MaskF operator&(MaskF a, MaskF b) { return {static_cast<__mmask16>(a.k & 
 inline MaskF operator|(MaskF a, MaskF b) { return {static_cast<__mmask16>(a.k | b.k)}; }
 inline bool any(MaskF m) { return m.k != 0; }
 inline VecF blend(MaskF m, VecF a, VecF b) { return _mm512_mask_blend_ps(m.k, b.v, a.v); }
+inline void deinterleave(VecF lo, VecF hi, VecF& even, VecF& odd) {
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  even = _mm512_permutex2var_ps(lo.v, evens, hi.v);
+  odd = _mm512_permutex2var_ps(lo.v, _mm512_add_epi32(evens, _mm512_set1_epi32(1)), hi.v);
+}
 
 inline VecF max(VecF a, VecF b) {
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a.v, a.v, _CMP_UNORD_Q), _mm512_max_ps(a.v, b.v), a.v);
@@ -294,6 +301,12 @@ inline MaskF operator&(MaskF a, MaskF b) { return {_mm256_and_ps(a.m, b.m)}; }
 inline MaskF operator|(MaskF a, MaskF b) { return {_mm256_or_ps(a.m, b.m)}; }
 inline bool any(MaskF m) { return _mm256_movemask_ps(m.m) != 0; }
 inline VecF blend(MaskF m, VecF a, VecF b) { return _mm256_blendv_ps(b.v, a.v, m.m); }
+inline void deinterleave(VecF lo, VecF hi, VecF& even, VecF& odd) {
+  // shuffle_ps picks within 128-bit halves: (lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6); the
+  // 64-bit permute then puts the lo pairs before the hi pairs.
+  even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo.v, hi.v, 0x88)), 0xD8));
+  odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo.v, hi.v, 0xDD)), 0xD8));
+}
 
 inline VecF max(VecF a, VecF b) {
   return _mm256_blendv_ps(_mm256_max_ps(a.v, b.v), a.v, _mm256_cmp_ps(a.v, a.v, _CMP_UNORD_Q));
@@ -450,6 +463,14 @@ inline bool any(MaskF m) {
 inline VecF blend(MaskF m, VecF a, VecF b) {
   for (int i = 0; i < VecF::kLanes; ++i) a.v[i] = m.m[i] ? a.v[i] : b.v[i];
   return a;
+}
+inline void deinterleave(VecF lo, VecF hi, VecF& even, VecF& odd) {
+  for (int i = 0; i < VecF::kLanes; ++i) {
+    const VecF& half = 2 * i < VecF::kLanes ? lo : hi;
+    const int at = (2 * i) % VecF::kLanes;
+    even.v[i] = half.v[at];
+    odd.v[i] = half.v[at + 1];
+  }
 }
 
 inline VecF max(VecF a, VecF b) { return detail::zip(a, b, [](float x, float y) { return max(x, y); }); }
