@@ -90,6 +90,14 @@ TensorList log_sigmoid_backward_backward(const GradContext& c, const TensorList&
   return backward_of_backward(c, grads, [&](const Tensor& g) { return op::log_sigmoid_backward.call(g, x); }, f2);
 }
 
+// threshold_backward is linear in grad and flat in x.
+TensorList threshold_backward_backward(const GradContext& c, const TensorList& grads) {
+  const Tensor x = c.saved(1);
+  const Scalar threshold = c.scalar(2);
+  return backward_of_backward(
+      c, grads, [&](const Tensor& g) { return op::threshold_backward.call(g, x, threshold); }, Tensor());
+}
+
 }  // namespace
 
 void register_activation_formulas() {
@@ -106,6 +114,7 @@ void register_activation_formulas() {
   register_formula(op::hardsigmoid_backward.entry(), Formula{{0, 1}, false, &hardsigmoid_backward_backward});
   register_formula(op::mish_backward.entry(), Formula{{0, 1}, false, &mish_backward_backward});
   register_formula(op::log_sigmoid_backward.entry(), Formula{{0, 1}, false, &log_sigmoid_backward_backward});
+  register_formula(op::threshold_backward.entry(), Formula{{0, 1}, false, &threshold_backward_backward});
 }
 
 }  // namespace ember::autograd

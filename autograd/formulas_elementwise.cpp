@@ -10,6 +10,7 @@
 
 #include "autograd/formula.h"
 #include "core/op_decls.h"
+#include "core/op_decls_activation.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {
@@ -162,7 +163,7 @@ Tensor cos_d(const Tensor& g, const Tensor& x) { return -g * x.sin(); }
 Tensor tan_d(const Tensor& g, const Tensor& y) { return g * (y * y + 1); }
 Tensor tanh_d(const Tensor& g, const Tensor& y) { return g * (1 - y * y); }
 Tensor sigmoid_d(const Tensor& g, const Tensor& y) { return g * (y * (1 - y)); }
-Tensor relu_d(const Tensor& g, const Tensor& y) { return where(y.gt(0), g, 0); }
+Tensor relu_d(const Tensor& g, const Tensor& y) { return op::threshold_backward.call(g, y, 0); }
 Tensor erf_d(const Tensor& g, const Tensor& x) { return g * (-x * x).exp() * std::numbers::inv_sqrtpi * 2; }
 
 // silu(x) = x * s(x), s the sigmoid: d/dx = s * (1 + x * (1 - s)).

@@ -1,4 +1,5 @@
-// Dispatched ops of one neural-network family: activations: leaky_relu, elu, hardswish, hardsigmoid, mish, log_sigmoid.
+// Dispatched ops of one neural-network family: activations: leaky_relu, elu, hardswish, hardsigmoid, mish, log_sigmoid,
+// and threshold_backward (relu's backward, as PyTorch names it).
 // Entry format as in core/op_decls.h: X(name, schema, C++ signature); the op
 // takes its dtype from its first tensor argument.
 //
@@ -22,7 +23,8 @@
   X(mish, "mish(Tensor self) -> Tensor", Tensor(const Tensor&)) \
   X(mish_backward, "mish_backward(Tensor grad_output, Tensor self) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
   X(log_sigmoid, "log_sigmoid(Tensor self) -> Tensor", Tensor(const Tensor&)) \
-  X(log_sigmoid_backward, "log_sigmoid_backward(Tensor grad_output, Tensor self) -> Tensor", Tensor(const Tensor&, const Tensor&))
+  X(log_sigmoid_backward, "log_sigmoid_backward(Tensor grad_output, Tensor self) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
+  X(threshold_backward, "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", Tensor(const Tensor&, const Tensor&, const Scalar&))
 // clang-format on
 
 namespace ember::op {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/op_decls.h"
+#include "core/op_decls_activation.h"
 #include "core/tensor_util.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
@@ -241,6 +242,20 @@ TEST(CudaWhere, WhereAndMaskedFillMatchTheCpu) {
                      "where", "bool");
   EXPECT_EMBER_ERROR(op::masked_fill_.call(ones({3}, kCuda), random_cpu({2, 3}, kBool).cuda(), 1), "masked_fill_",
                      "[2, 3]");
+}
+
+TEST(CudaThresholdBackward, MatchesTheCpuAndCarriesReluBackward) {
+  REQUIRE_CUDA();
+  for (DType t : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    check_op("threshold_backward " + str(t),
+             [](const std::vector<Tensor>& x) { return op::threshold_backward.call(x[0], x[1], 0.25); },
+             {random_cpu({4, 5}, t), random_cpu({5, 4}, t).t()});
+  }
+  const Tensor x = random_cpu({3, 7}, kFloat32);
+  const Tensor xc = x.cuda().requires_grad_(), xh = x.clone().requires_grad_();
+  (xc.relu() * 3).sum().backward();
+  (xh.relu() * 3).sum().backward();
+  EXPECT_TRUE(all_close(xc.grad().cpu(), xh.grad(), 0, 0));
 }
 
 TEST(CudaClamp, BoundsAndPromotionMatchTheCpu) {

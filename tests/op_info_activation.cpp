@@ -1,6 +1,7 @@
 // Op-info rows of the activations (Note [The op-info table], tests/op_info.h):
 // leaky_relu, elu, hardswish, hardsigmoid, mish, log_sigmoid and their fused
-// backward ops. References are the formulas in double, from the raw values.
+// backward ops, and threshold_backward (relu's). References are the formulas
+// in double, from the raw values.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,6 +58,13 @@ const std::vector<Activation>& activations() {
        [](double x, double) { return sigmoid(-x); }},
   };
   return table;
+}
+
+// threshold_backward(grad, x, threshold) = grad where x > threshold, else 0: a
+// backward op without a forward one here (relu is a unary op).
+const Activation& threshold() {
+  static const Activation t{"threshold", true, 0.5, nullptr, [](double x, double p) { return x > p ? 1.0 : 0.0; }};
+  return t;
 }
 
 Stack with_param(Stack a, const Activation& act, double p) {
@@ -140,6 +148,10 @@ void add_activation_rows(std::vector<OpInfo>& rows) {
                     .tolerance_scale = 2,
                     .differentiable = true});
   }
+  rows.push_back({.name = "threshold_backward", .dtypes = kFloating, .out_dtype = same_dtype,
+                  .samples = [](DType t, SampleSize size) { return backward_samples(threshold(), t, size); },
+                  .reference = [](const RefArgs& a) { return backward_ref(threshold(), a); },
+                  .differentiable = true});
 }
 
 }  // namespace ember::testing

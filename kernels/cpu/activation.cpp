@@ -218,6 +218,20 @@ Tensor log_sigmoid_backward_cpu(const Tensor& grad, const Tensor& self) {
       });
 }
 
+// ---- threshold_backward: grad where x > threshold, else 0 (relu's backward with threshold 0) ----
+
+Tensor threshold_backward_cpu(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  const float t = threshold.to<float>();
+  const double td = threshold.to_double();
+  return backward(
+      "threshold_backward", grad, self,
+      [t](auto g, auto x) {
+        using X = decltype(x);
+        return vec::blend(x > X(t), g, X(0.0f));
+      },
+      [td](double g, double x) { return x > td ? g : 0.0; });
+}
+
 }  // namespace
 
 void register_cpu_activation_kernels() {
@@ -235,6 +249,7 @@ void register_cpu_activation_kernels() {
   op::log_sigmoid.impl(DispatchKey::CPU, kFloatingDTypes, &log_sigmoid_cpu, "cpu::log_sigmoid");
   op::log_sigmoid_backward.impl(DispatchKey::CPU, kFloatingDTypes, &log_sigmoid_backward_cpu,
                                 "cpu::log_sigmoid_backward");
+  op::threshold_backward.impl(DispatchKey::CPU, kFloatingDTypes, &threshold_backward_cpu, "cpu::threshold_backward");
 }
 
 }  // namespace ember

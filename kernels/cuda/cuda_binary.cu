@@ -76,6 +76,7 @@ struct BinaryOp {
         case BinaryKind::Div: r = static_cast<M>(x / y); break;
         case BinaryKind::Maximum: r = (is_nan(x) || is_nan(y)) ? static_cast<M>(x + y) : (x > y ? x : y); break;
         case BinaryKind::Minimum: r = (is_nan(x) || is_nan(y)) ? static_cast<M>(x + y) : (x < y ? x : y); break;
+        case BinaryKind::ThresholdBackward: r = y > alpha ? x : M(0); break;
         case BinaryKind::Pow:
           if constexpr (std::is_integral_v<M>) r = int_pow(x, y);
           else if constexpr (std::is_same_v<M, float>) r = powf(x, y);
@@ -137,7 +138,7 @@ void launch_binary(BinaryKind kind, const ElementwiseArgs& a, const Scalar& alph
   dispatch_device_dtype(a.dtypes[0], "binary", [&]<class T>() {
     using M = opmath_t<T>;
     M s{};
-    if (kind == BinaryKind::Add) s = scalar_to<M>(alpha);
+    if (kind == BinaryKind::Add || kind == BinaryKind::ThresholdBackward) s = scalar_to<M>(alpha);
     launch_elementwise(a, BinaryOp<T>{kind, s}, "binary");
   });
 }

@@ -6,6 +6,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "core/op_decls.h"
+#include "core/op_decls_activation.h"
 #include "core/result_type.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_ops.h"
@@ -112,6 +113,13 @@ Tensor arith(BinaryKind kind, const char* name, const Tensor& out, const Tensor&
 }
 
 Tensor add_cuda(const Tensor& a, const Tensor& b, const Scalar& alpha) { return add_impl(Tensor(), a, b, alpha, false); }
+Tensor threshold_backward_cuda(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  EMBER_CHECK(grad.sizes() == self.sizes(), "threshold_backward: grad_output of shape ", grad.sizes(),
+              " does not match the input's shape ", self.sizes());
+  return run_binary("threshold_backward", Tensor(), grad, self, false, [&](const ElementwiseArgs& args) {
+    launch_binary(BinaryKind::ThresholdBackward, args, threshold);
+  });
+}
 Tensor add__cuda(const Tensor& s, const Tensor& b, const Scalar& alpha) { return add_impl(s, s, b, alpha, false); }
 Tensor sub_cuda(const Tensor& a, const Tensor& b, const Scalar& alpha) { return add_impl(Tensor(), a, b, alpha, true); }
 Tensor sub__cuda(const Tensor& s, const Tensor& b, const Scalar& alpha) { return add_impl(s, s, b, alpha, true); }
@@ -370,6 +378,7 @@ void register_cuda_elementwise_kernels() {
   op::masked_fill_.impl(K, kAllDTypes, &masked_fill__cuda, "cuda::masked_fill_");
   op::clamp.impl(K, kNumericDTypes, &clamp_cuda, "cuda::clamp");
   op::clamp_.impl(K, kNumericDTypes, &clamp__cuda, "cuda::clamp_");
+  op::threshold_backward.impl(K, kFloatingDTypes, &threshold_backward_cuda, "cuda::threshold_backward");
 
   // Unary: registered for every dtype, as on the CPU; unary_impl refuses what PyTorch refuses.
 #define EMBER_REG_UNARY(name)                                                \

@@ -20,8 +20,9 @@
 namespace ember::cuda {
 
 // ---- cuda_binary.cu: all operands in one dtype (a.dtypes[0]) unless noted ----
-enum class BinaryKind : uint8_t { Add, Mul, Div, Maximum, Minimum, Remainder, Pow };
-// Add computes a + alpha * b (sub passes -alpha); Div is only called for floating dtypes.
+enum class BinaryKind : uint8_t { Add, Mul, Div, Maximum, Minimum, Remainder, Pow, ThresholdBackward };
+// Add computes a + alpha * b (sub passes -alpha); Div is only called for floating dtypes;
+// ThresholdBackward computes b > alpha ? a : 0 (a the gradient, b the input, alpha the threshold).
 void launch_binary(BinaryKind kind, const ElementwiseArgs& a, const Scalar& alpha);
 enum class CompareKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 // bool output; both inputs in a.dtypes[1].
