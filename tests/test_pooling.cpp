@@ -155,22 +155,26 @@ TEST(MaxPool2d, OverlappingWindowsAddTheirGradients) {
 }
 
 TEST(MaxPool2d, TwoByTwoStrideTwoFloatPathMatchesTheGeneralLoop) {
-  // float 2x2 / stride 2 windows take a vector path; double takes the general
-  // one. Values with many ties (relu'd small integers) and NaNs must give the
-  // same maxima and the same tie-breaking indices, at widths around the vector
-  // length and with odd sizes (the last row and column dropped).
+  // 2x2 / stride 2 windows take a vector path in float, float16 and bfloat16;
+  // double takes the general one. Values with many ties (relu'd small
+  // integers) and NaNs must give the same maxima and the same tie-breaking
+  // indices, at widths around the vector length and with odd sizes (the last
+  // row and column dropped).
   manual_seed(7);
   for (int64_t h : {2, 3, 7}) {
     for (int64_t w : {2, 3, 17, 26, 33, 34, 70}) {
-      SCOPED_TRACE("h " + std::to_string(h) + " w " + std::to_string(w));
       Tensor x = randint(-2, 3, {2, 3, h, w}, kFloat64).relu();
       x.index_put_({0, 1}, where(rand({h, w}, kFloat64).lt(0.2), kNaN, x.index({0, 1})));
-      const Tensor xf = x.to(kFloat32);
       auto [want, want_at] = F::max_pool2d_with_indices(x, {2, 2});
-      auto [got, got_at] = F::max_pool2d_with_indices(xf, {2, 2});
-      EXPECT_TRUE(all_close(got, want, 0, 0));
-      EXPECT_EQ(ints_of(got_at), ints_of(want_at));
-      EXPECT_TRUE(all_close(F::max_pool2d(xf, 2), want, 0, 0));
+      for (DType t : {kFloat32, kFloat16, kBFloat16}) {
+        SCOPED_TRACE("h " + std::to_string(h) + " w " + std::to_string(w) + " " + std::string(dtype_name(t)));
+        const Tensor xt = x.to(t);
+        auto [got, got_at] = F::max_pool2d_with_indices(xt, {2, 2});
+        EXPECT_EQ(got.dtype(), t);
+        EXPECT_TRUE(all_close(got, want, 0, 0));
+        EXPECT_EQ(ints_of(got_at), ints_of(want_at));
+        EXPECT_TRUE(all_close(F::max_pool2d(xt, 2), want, 0, 0));
+      }
     }
   }
 }

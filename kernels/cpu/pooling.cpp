@@ -19,8 +19,8 @@
 // `stride` apart), with window bounds computed once per output row and
 // column, not per element. What makes them fast is keeping many independent
 // chains in flight: max pooling selects instead of branching and runs 64
-// interior outputs side by side (see max_pool_planes), or, for float 2x2
-// windows with stride 2, a vector of outputs (max_pool_2x2_planes); adaptive pooling sums
+// interior outputs side by side (see max_pool_planes), or, for 2x2 windows
+// with stride 2, a vector of outputs (max_pool_2x2_planes); adaptive pooling sums
 // long windows in 16 partial sums (contiguous_sum). Both keep a fixed order
 // per output, so results do not depend on threads. f16/bf16 compute in float
 // and round once; their backward ops accumulate a plane in float, then round.
@@ -240,25 +240,37 @@ void max_pool_planes(const T* in, T* out, int64_t* indices, const Pool2d& g, int
 }
 
 // The usual CNN downsampling window, 2x2 with stride 2 and no padding or
-// dilation, on float: VecF::kLanes outputs of a row at once. Each input row
-// pair is split into even and odd columns, so every output's four taps are
-// lanes of four vectors, compared in window order with max_tap's rule (same
-// values, NaNs and tie-breaking indices as max_pool_planes).
+// dilation, on float, float16 or bfloat16: VecF::kLanes outputs of a row at
+// once. Each input row pair is split into even and odd columns, so every
+// output's four taps are lanes of four vectors, compared in window order with
+// max_tap's rule (same values, NaNs and tie-breaking indices as
+// max_pool_planes). float16/bfloat16 rows are widened into float first and
+// the maxima narrowed back, both exact (each maximum is one of the inputs).
 bool is_2x2_stride_2(const Pool2d& g) {
   return g.kernel.h == 2 && g.kernel.w == 2 && g.stride.h == 2 && g.stride.w == 2 && g.pad.h == 0 &&
          g.pad.w == 0 && g.dilation.h == 1 && g.dilation.w == 1 && 2 * g.out_h <= g.in.h && 2 * g.out_w <= g.in.w;
 }
 
-template <bool kIndices>
-void max_pool_2x2_planes(const float* in, float* out, int64_t* indices, const Pool2d& g, int64_t begin,
-                         int64_t end) {
+template <class T, bool kIndices>
+void max_pool_2x2_planes(const T* in, T* out, int64_t* indices, const Pool2d& g, int64_t begin, int64_t end) {
   using cpu::vec::VecF;
   constexpr int kLanes = VecF::kLanes;
+  constexpr bool kWiden = !std::is_same_v<T, float>;
   const int64_t W = g.in.w, plane = g.in.h * W, out_plane = g.out_h * g.out_w;
+  std::vector<float> wide(kWiden ? 2 * W + g.out_w : 0);  // two input rows, then one output row
   for (int64_t p = begin; p < end; ++p) {
     for (int64_t oh = 0; oh < g.out_h; ++oh) {
-      const float* top = in + p * plane + 2 * oh * W;
-      float* y = out + p * out_plane + oh * g.out_w;
+      const float* top;
+      float* y;
+      if constexpr (kWiden) {
+        const T* rows = in + p * plane + 2 * oh * W;
+        for (int64_t i = 0; i < 2 * W; ++i) wide[i] = static_cast<float>(rows[i]);
+        top = wide.data();
+        y = wide.data() + 2 * W;
+      } else {
+        top = in + p * plane + 2 * oh * W;
+        y = out + p * out_plane + oh * g.out_w;
+      }
       for (int64_t ow = 0; ow < g.out_w; ow += kLanes) {
         const int n = static_cast<int>(std::min<int64_t>(kLanes, g.out_w - ow));
         const int first_half = std::min(2 * n, kLanes), second_half = 2 * n - first_half;
@@ -285,6 +297,10 @@ void max_pool_2x2_planes(const float* in, float* out, int64_t* indices, const Po
           }
         }
       }
+      if constexpr (kWiden) {
+        T* narrow = out + p * out_plane + oh * g.out_w;
+        for (int64_t ow = 0; ow < g.out_w; ++ow) narrow[ow] = static_cast<T>(y[ow]);
+      }
     }
   }
 }
@@ -301,9 +317,9 @@ TensorPair max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_si
   const int64_t work = g.out_h * g.out_w * g.kernel.h * g.kernel.w;
   dispatch_floating(self.dtype(), "max_pool2d_with_indices", [&]<class T>() {
     parallel_for(0, g.in.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
-      if constexpr (std::is_same_v<T, float>) {
+      if constexpr (!std::is_same_v<T, double>) {
         if (is_2x2_stride_2(g)) {
-          max_pool_2x2_planes<true>(x.data_ptr<T>(), out.data_ptr<T>(), indices.data_ptr<int64_t>(), g, b, e);
+          max_pool_2x2_planes<T, true>(x.data_ptr<T>(), out.data_ptr<T>(), indices.data_ptr<int64_t>(), g, b, e);
           return;
         }
       }
@@ -322,9 +338,9 @@ Tensor max_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   const int64_t work = g.out_h * g.out_w * g.kernel.h * g.kernel.w;
   dispatch_floating(self.dtype(), "max_pool2d", [&]<class T>() {
     parallel_for(0, g.in.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
-      if constexpr (std::is_same_v<T, float>) {
+      if constexpr (!std::is_same_v<T, double>) {
         if (is_2x2_stride_2(g)) {
-          max_pool_2x2_planes<false>(x.data_ptr<T>(), out.data_ptr<T>(), nullptr, g, b, e);
+          max_pool_2x2_planes<T, false>(x.data_ptr<T>(), out.data_ptr<T>(), nullptr, g, b, e);
           return;
         }
       }
