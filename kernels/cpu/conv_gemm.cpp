@@ -121,33 +121,51 @@ int64_t pixel_block(const ConvGeometry& g) {
   return std::min(block, std::max<int64_t>(1, g.out_pixels()));
 }
 
-// One run of an unfolded row inside the pixel block [j0, j1): output row oh,
-// columns [ow_begin, ow_end), of which [lo, hi) read the input (the rest is
-// padding); input row ih (-1: all padding) and the input column of ow = 0 (iw0).
-struct Segment {
-  int64_t row, c, ih, oh, iw0, ow_begin, ow_end, lo, hi;
+// One run of an unfolded row inside a pixel block [j0, j1): the part of one
+// output row that the block holds, in one row (c, ki, kj) of the unfolded
+// matrix, as offsets for input channel c = 0 (channel c adds c kH kW rows to
+// dst and c H W to src). col[dst + before + i] takes x_g[src + i * stride_w]
+// for i in [0, count); the `before` columns ahead of it and the `after`
+// columns behind it read the padding.
+struct Run {
+  int64_t dst, src, before, count, after;
 };
 
-// Calls f(segment) for every (c, ki, kj) row of the unfolded matrix and every
-// output row that the pixel block [j0, j1) touches.
-template <class F>
-void for_each_segment(const ConvGeometry& g, int64_t j0, int64_t j1, F&& f) {
-  const int64_t channels = g.in_per_group(), oh_first = j0 / g.out_w, oh_last = (j1 - 1) / g.out_w;
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
-      for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-        const int64_t row = (c * g.kernel_h + ki) * g.kernel_w + kj;
-        const int64_t iw0 = kj * g.dilation_w - g.pad_w;
-        const ValidRange cols = valid_range(iw0, g.stride_w, g.in_w, g.out_w);
-        for (int64_t oh = oh_first; oh <= oh_last; ++oh) {
-          const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-          const int64_t begin = oh == oh_first ? j0 - oh * g.out_w : 0;
-          const int64_t end = oh == oh_last ? j1 - oh * g.out_w : g.out_w;
-          const int64_t lo = std::clamp(cols.lo, begin, end), hi = std::clamp(cols.hi, lo, end);
-          f(Segment{row, c, ih >= 0 && ih < g.in_h ? ih : -1, oh, iw0, begin, end, lo, hi});
+// The runs of channel 0's rows that the pixel block [j0, j1) touches, in
+// (ki, kj, oh) order: the same for every channel, so computed once per block.
+void block_runs(const ConvGeometry& g, int64_t j0, int64_t j1, std::vector<Run>& runs) {
+  runs.clear();
+  const int64_t width = j1 - j0, oh_first = j0 / g.out_w, oh_last = (j1 - 1) / g.out_w;
+  for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
+    for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+      const int64_t row = ki * g.kernel_w + kj;
+      const int64_t iw0 = kj * g.dilation_w - g.pad_w;  // the input column under output column 0
+      const ValidRange cols = valid_range(iw0, g.stride_w, g.in_w, g.out_w);
+      for (int64_t oh = oh_first; oh <= oh_last; ++oh) {
+        const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+        const int64_t begin = oh == oh_first ? j0 - oh * g.out_w : 0;
+        const int64_t end = oh == oh_last ? j1 - oh * g.out_w : g.out_w;
+        const int64_t dst = row * width + oh * g.out_w - j0 + begin;
+        if (ih < 0 || ih >= g.in_h) {
+          runs.push_back({dst, 0, end - begin, 0, 0});
+          continue;
         }
+        const int64_t lo = std::clamp(cols.lo, begin, end), hi = std::clamp(cols.hi, lo, end);
+        runs.push_back({dst, ih * g.in_w + iw0 + lo * g.stride_w, lo - begin, hi - lo, end - hi});
       }
     }
+  }
+}
+
+// Calls f(run, dst_offset, src_offset) for every run of the pixel block
+// [j0, j1), channel by channel (the offsets are the channel's).
+template <class F>
+void for_each_run(const ConvGeometry& g, int64_t j0, int64_t j1, F&& f) {
+  thread_local std::vector<Run> runs;
+  block_runs(g, j0, j1, runs);
+  const int64_t dst_step = g.kernel_h * g.kernel_w * (j1 - j0), src_step = g.in_h * g.in_w;
+  for (int64_t c = 0; c < g.in_per_group(); ++c) {
+    for (const Run& r : runs) f(r, c * dst_step, c * src_step);
   }
 }
 
@@ -196,21 +214,17 @@ void add_run(T* dst, const T* src, int64_t n) {
 // Columns [j0, j1) of the unfolded x_g (C_g, H, W) -> col (C_g kH kW, j1 - j0)
 template <class T>
 void im2col(const ConvGeometry& g, const T* x, int64_t j0, int64_t j1, T* col) {
-  const int64_t width = j1 - j0, sw = g.stride_w;
-  for_each_segment(g, j0, j1, [&](const Segment& s) {
-    T* dst = col + s.row * width + s.oh * g.out_w - j0;  // dst[ow] is column (oh, ow)
-    if (s.ih < 0) {
-      zero_run(dst + s.ow_begin, s.ow_end - s.ow_begin);
-      return;
-    }
-    const T* src = x + (s.c * g.in_h + s.ih) * g.in_w + s.iw0;  // src[ow * sw] is the input under column ow
-    zero_run(dst + s.ow_begin, s.lo - s.ow_begin);
+  const int64_t sw = g.stride_w;
+  for_each_run(g, j0, j1, [&](const Run& r, int64_t dst_at, int64_t src_at) {
+    T* dst = col + dst_at + r.dst;
+    const T* src = x + src_at + r.src;
+    zero_run(dst, r.before);
     if (sw == 1) {
-      copy_run(dst + s.lo, src + s.lo, s.hi - s.lo);
+      copy_run(dst + r.before, src, r.count);
     } else {
-      for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow] = src[ow * sw];
+      for (int64_t i = 0; i < r.count; ++i) dst[r.before + i] = src[i * sw];
     }
-    zero_run(dst + s.hi, s.ow_end - s.hi);
+    zero_run(dst + r.before + r.count, r.after);
   });
 }
 
@@ -218,15 +232,14 @@ void im2col(const ConvGeometry& g, const T* x, int64_t j0, int64_t j1, T* col) {
 // (C_g kH kW, j1 - j0), each entry added where im2col took it from.
 template <class T>
 void col2im_add(const ConvGeometry& g, const T* col, int64_t j0, int64_t j1, T* x) {
-  const int64_t width = j1 - j0, sw = g.stride_w;
-  for_each_segment(g, j0, j1, [&](const Segment& s) {
-    if (s.ih < 0) return;
-    const T* src = col + s.row * width + s.oh * g.out_w - j0;
-    T* dst = x + (s.c * g.in_h + s.ih) * g.in_w + s.iw0;
+  const int64_t sw = g.stride_w;
+  for_each_run(g, j0, j1, [&](const Run& r, int64_t col_at, int64_t x_at) {
+    const T* src = col + col_at + r.dst + r.before;
+    T* dst = x + x_at + r.src;
     if (sw == 1) {
-      add_run(dst + s.lo, src + s.lo, s.hi - s.lo);
+      add_run(dst, src, r.count);
     } else {
-      for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow * sw] += src[ow];
+      for (int64_t i = 0; i < r.count; ++i) dst[i * sw] += src[i];
     }
   });
 }
