@@ -44,6 +44,8 @@
 #include "kernels/cpu/gemm.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "ember/parallel.h"
 #include "kernels/cpu/gemm_driver.h"
@@ -87,16 +89,34 @@ ThreadScratch<T>& thread_scratch() {
   return scratch;
 }
 
+// The micro-kernel for C tiles of `rows` rows, 1 to MR (index rows - 1): the
+// last row tile of an m that is not a multiple of MR computes only its rows
+// (m = 64 with MR = 12 would otherwise compute 72). Each C element goes
+// through the same operations whichever kernel computes it.
+template <class T>
+using Microkernel = void (*)(int64_t, const T*, const T*, T, T, T*, int64_t);
+
+template <class T, size_t... kRowsMinusOne>
+constexpr auto make_kernels(std::index_sequence<kRowsMinusOne...>) {
+  using B = Tile<T>;
+  return std::array<Microkernel<T>, sizeof...(kRowsMinusOne)>{
+      &gemm_detail::microkernel<typename B::Simd, static_cast<int>(kRowsMinusOne) + 1, B::kVectors, B::kRows>...};
+}
+
+template <class T>
+constexpr auto kKernelsByRows = make_kernels<T>(std::make_index_sequence<Tile<T>::kRows>());
+
 // C tile (rows, cols), at most (MR, NR), at c with strides c_rs, c_cs:
 //   C = alpha * A_panel * B_panel + beta * C
-// Full tiles with unit column stride go straight to the micro-kernel; the rest
-// through a full-size tile buffer, so every element is computed the same way.
+// Tiles of full width with unit column stride go straight to the micro-kernel
+// for their row count; the rest through a full-size tile buffer, so every
+// element is computed the same way.
 template <class T>
 void run_tile(int64_t kc, const T* a_panel, const T* b_panel, T alpha, T beta, T* c, int64_t c_rs, int64_t c_cs,
               int rows, int cols) {
   using B = Tile<T>;
-  constexpr auto kernel = gemm_detail::microkernel<typename B::Simd, B::kRows, B::kVectors>;
-  if (rows == B::kRows && cols == B::kCols && c_cs == 1) {
+  const Microkernel<T> kernel = kKernelsByRows<T>[rows - 1];
+  if (cols == B::kCols && c_cs == 1) {
     kernel(kc, a_panel, b_panel, alpha, beta, c, c_rs);
     return;
   }

@@ -116,8 +116,10 @@ struct Tile {
 
 // C tile (kRows, kCols) with unit column stride:
 //   C = alpha * A_panel * B_panel + beta * C   (beta == 0: C is not read)
-// a: (kc, kRows) packed, row p at a + p * kRows; b: (kc, kCols) packed, row p at b + p * kCols.
-template <class Simd, int kRows, int kVectors>
+// a: (kc, kPanelRows) packed, row p at a + p * kPanelRows, of which the first
+// kRows are used (a ragged last panel of A runs with kRows < kPanelRows);
+// b: (kc, kCols) packed, row p at b + p * kCols.
+template <class Simd, int kRows, int kVectors, int kPanelRows = kRows>
 inline void microkernel(int64_t kc, const typename Simd::T* a, const typename Simd::T* b,
                         typename Simd::T alpha, typename Simd::T beta, typename Simd::T* c, int64_t c_rs) {
   using V = typename Simd::V;
@@ -147,7 +149,7 @@ inline void microkernel(int64_t kc, const typename Simd::T* a, const typename Si
 #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) acc[i][v] = Simd::fma(a_value, b_row[v], acc[i][v]);
     }
-    a += kRows;
+    a += kPanelRows;
     b += kCols;
   }
   const V alpha_v = Simd::broadcast(&alpha);
