@@ -172,15 +172,20 @@ void for_each_run(const ConvGeometry& g, int64_t j0, int64_t j1, F&& f) {
 // Copies, zero fills and adds of one run of an unfolded row. Runs are an output
 // row long, often shorter than a vector (11 pixels in the demo's second
 // layer), so float runs go by masked vector moves; a memcpy or fill call per
-// run cost more than the bytes it moved.
+// run cost more than the bytes it moved. for_each_vector calls f(i, count)
+// for the vectors covering [0, n), count lanes from i.
+template <class F>
+void for_each_vector(int64_t n, F&& f) {
+  constexpr int kLanes = vec::VecF::kLanes;
+  for (int64_t i = 0; i < n; i += kLanes) f(i, static_cast<int>(std::min<int64_t>(kLanes, n - i)));
+}
+
 template <class T>
 void copy_run(T* dst, const T* src, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
-    using vec::VecF;
-    for (int64_t i = 0; i < n; i += VecF::kLanes) {
-      const int count = static_cast<int>(std::min<int64_t>(VecF::kLanes, n - i));
-      VecF::load_partial(src + i, count).store_partial(dst + i, count);
-    }
+    for_each_vector(n, [&](int64_t i, int count) {
+      vec::VecF::load_partial(src + i, count).store_partial(dst + i, count);
+    });
   } else {
     std::copy(src, src + n, dst);
   }
@@ -189,10 +194,7 @@ void copy_run(T* dst, const T* src, int64_t n) {
 template <class T>
 void zero_run(T* dst, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
-    using vec::VecF;
-    for (int64_t i = 0; i < n; i += VecF::kLanes) {
-      VecF(0.0f).store_partial(dst + i, static_cast<int>(std::min<int64_t>(VecF::kLanes, n - i)));
-    }
+    for_each_vector(n, [&](int64_t i, int count) { vec::VecF(0.0f).store_partial(dst + i, count); });
   } else {
     std::fill(dst, dst + n, T(0));
   }
@@ -202,10 +204,9 @@ template <class T>
 void add_run(T* dst, const T* src, int64_t n) {
   if constexpr (std::is_same_v<T, float>) {
     using vec::VecF;
-    for (int64_t i = 0; i < n; i += VecF::kLanes) {
-      const int count = static_cast<int>(std::min<int64_t>(VecF::kLanes, n - i));
+    for_each_vector(n, [&](int64_t i, int count) {
       (VecF::load_partial(dst + i, count) + VecF::load_partial(src + i, count)).store_partial(dst + i, count);
-    }
+    });
   } else {
     for (int64_t i = 0; i < n; ++i) dst[i] += src[i];
   }
