@@ -17,50 +17,17 @@
 #include "ember/parallel.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/gemm_pack.h"
+#include "tests/gemm_test_matrix.h"
 
 namespace ember::cpu {
 namespace {
 
-// How a matrix is laid out in memory.
-enum class Layout { kRowMajor, kColMajor, kPaddedRows, kStrided };
-
-std::string layout_name(Layout layout) {
-  switch (layout) {
-    case Layout::kRowMajor: return "row-major";
-    case Layout::kColMajor: return "col-major";
-    case Layout::kPaddedRows: return "padded-rows";
-    case Layout::kStrided: return "strided";
-  }
-  return "?";
-}
-
-// A rows x cols matrix stored in a buffer with the given layout.
-template <class T>
-struct StridedMatrix {
-  int64_t rows, cols, rs, cs;
-  std::vector<T> storage;
-
-  StridedMatrix(int64_t r, int64_t c, Layout layout) : rows(r), cols(c) {
-    switch (layout) {
-      case Layout::kRowMajor: rs = c, cs = 1; break;
-      case Layout::kColMajor: rs = 1, cs = r; break;
-      case Layout::kPaddedRows: rs = c + 3, cs = 1; break;
-      case Layout::kStrided: rs = 2 * c + 1, cs = 2; break;
-    }
-    // Element (i, j) at i * rs + j * cs; one spare element so empty shapes still get a valid pointer.
-    storage.assign(std::max<int64_t>(1, (r - 1) * rs + (c - 1) * cs + 2), T(0));
-  }
-  T& at(int64_t i, int64_t j) { return storage[i * rs + j * cs]; }
-  T* data() { return storage.data(); }
-};
-
-template <class T>
-void fill_random(StridedMatrix<T>& x, std::mt19937& rng) {
-  std::uniform_real_distribution<T> dist(-1, 1);
-  for (int64_t i = 0; i < x.rows; ++i) {
-    for (int64_t j = 0; j < x.cols; ++j) x.at(i, j) = dist(rng);
-  }
-}
+using ::ember::testing::describe;
+using ::ember::testing::fill_random;
+using ::ember::testing::Layout;
+using ::ember::testing::layout_name;
+using ::ember::testing::Matrix;
+using Case = ::ember::testing::GemmCase<double>;
 
 template <class T>
 void gemm_fast(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
@@ -82,25 +49,13 @@ void gemm_ref(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t a_rs
   }
 }
 
-struct Case {
-  int64_t m, n, k;
-  Layout a_layout = Layout::kRowMajor, b_layout = Layout::kRowMajor, c_layout = Layout::kRowMajor;
-  double alpha = 1, beta = 0;
-};
-
-std::string describe(const Case& c) {
-  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " A " +
-         layout_name(c.a_layout) + ", B " + layout_name(c.b_layout) + ", C " + layout_name(c.c_layout) +
-         ", alpha " + std::to_string(c.alpha) + ", beta " + std::to_string(c.beta);
-}
-
 // Runs gemm_f32/f64 and the reference on the same random inputs and compares.
 // With beta == 0, C starts as NaN, which must not leak into the result.
 template <class T>
 void expect_matches_reference(const Case& tc, uint32_t seed = 1) {
   SCOPED_TRACE(describe(tc));
   std::mt19937 rng(seed);
-  StridedMatrix<T> a(tc.m, tc.k, tc.a_layout), b(tc.k, tc.n, tc.b_layout), c(tc.m, tc.n, tc.c_layout);
+  Matrix<T> a(tc.m, tc.k, tc.a_layout), b(tc.k, tc.n, tc.b_layout), c(tc.m, tc.n, tc.c_layout);
   fill_random(a, rng);
   fill_random(b, rng);
   if (tc.beta == 0) {
@@ -108,7 +63,7 @@ void expect_matches_reference(const Case& tc, uint32_t seed = 1) {
   } else {
     fill_random(c, rng);
   }
-  StridedMatrix<T> expected = c, bound = c;
+  Matrix<T> expected = c, bound = c;
   const std::vector<T> c_before = c.storage;
   const T alpha = static_cast<T>(tc.alpha), beta = static_cast<T>(tc.beta);
   gemm_fast<T>(tc.m, tc.n, tc.k, alpha, a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, beta, c.data(), c.rs, c.cs);
@@ -116,7 +71,7 @@ void expect_matches_reference(const Case& tc, uint32_t seed = 1) {
               expected.rs, expected.cs);
 
   // bound = |alpha| |A| |B| + |beta| |C|, the scale of each element's rounding error.
-  StridedMatrix<T> abs_a = a, abs_b = b;
+  Matrix<T> abs_a = a, abs_b = b;
   for (T& x : abs_a.storage) x = std::abs(x);
   for (T& x : abs_b.storage) x = std::abs(x);
   for (T& x : bound.storage) x = std::abs(x);
@@ -230,16 +185,16 @@ TYPED_TEST(GemmTest, BitwiseIdenticalForOneTwoAndThreeThreads) {
   for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{517, 263, 611}, {128, 512, 784}, {1000, 3, 300},
                          {3, 1000, 300}, {300, 300, 300}}) {
     for (Layout a_layout : {Layout::kRowMajor, Layout::kColMajor}) {
-      SCOPED_TRACE(describe({m, n, k, a_layout}));
+      SCOPED_TRACE(describe(Case{m, n, k, a_layout}));
       std::mt19937 rng(7);
-      StridedMatrix<T> a(m, k, a_layout), b(k, n, Layout::kRowMajor), c(m, n, Layout::kRowMajor);
+      Matrix<T> a(m, k, a_layout), b(k, n, Layout::kRowMajor), c(m, n, Layout::kRowMajor);
       fill_random(a, rng);
       fill_random(b, rng);
       fill_random(c, rng);
       std::vector<std::vector<T>> results;
       for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
-        StridedMatrix<T> out = c;
+        Matrix<T> out = c;
         gemm_fast<T>(m, n, k, T(1.5), a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, T(0.5), out.data(), out.rs,
                      out.cs);
         results.push_back(out.storage);
@@ -259,11 +214,11 @@ TYPED_TEST(GemmTest, NestedInParallelForGivesSameBits) {
   using T = TypeParam;
   const int64_t m = 150, n = 90, k = 300;
   std::mt19937 rng(11);
-  StridedMatrix<T> a(m, k, Layout::kRowMajor), b(k, n, Layout::kRowMajor), outside(m, n, Layout::kRowMajor);
+  Matrix<T> a(m, k, Layout::kRowMajor), b(k, n, Layout::kRowMajor), outside(m, n, Layout::kRowMajor);
   fill_random(a, rng);
   fill_random(b, rng);
   gemm_fast<T>(m, n, k, T(1), a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, T(0), outside.data(), n, 1);
-  std::vector<StridedMatrix<T>> inside(4, StridedMatrix<T>(m, n, Layout::kRowMajor));
+  std::vector<Matrix<T>> inside(4, Matrix<T>(m, n, Layout::kRowMajor));
   parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       gemm_fast<T>(m, n, k, T(1), a.data(), a.rs, a.cs, b.data(), b.rs, b.cs, T(0), inside[i].data(), n, 1);
@@ -280,7 +235,7 @@ void expect_packs_panels(int64_t depth, int64_t wide, Layout layout) {
   SCOPED_TRACE("W " + std::to_string(W) + ", depth " + std::to_string(depth) + ", wide " + std::to_string(wide) +
                ", " + layout_name(layout));
   std::mt19937 rng(3);
-  StridedMatrix<T> src(depth, wide, layout);
+  Matrix<T> src(depth, wide, layout);
   fill_random(src, rng);
   const int64_t panels = (wide + W - 1) / W;
   std::vector<T> packed(panels * depth * W, std::numeric_limits<T>::quiet_NaN());

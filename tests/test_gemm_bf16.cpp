@@ -21,6 +21,7 @@
 #include "ember/parallel.h"
 #include "kernels/cpu/gemm_bf16.h"
 #include "test_util.h"
+#include "tests/gemm_test_matrix.h"
 
 namespace ember {
 namespace {
@@ -52,66 +53,11 @@ std::string kernel_name(GemmBf16Kernel kernel) {
   return kernel == GemmBf16Kernel::kAmxTiles ? "AMX" : "AVX-512 dot";
 }
 
-// How a matrix is laid out in memory.
-enum class Layout { kRowMajor, kColMajor, kStrided, kReversed };
-
-std::string layout_name(Layout layout) {
-  switch (layout) {
-    case Layout::kRowMajor: return "row-major";
-    case Layout::kColMajor: return "col-major";
-    case Layout::kStrided: return "strided";
-    case Layout::kReversed: return "reversed";
-  }
-  return "?";
-}
-
-// A rows x cols matrix inside a buffer: element (i, j) at origin + i * rs + j * cs.
-template <class T>
-struct Matrix {
-  int64_t rows, cols, rs = 0, cs = 0, origin = 0;
-  std::vector<T> storage;
-
-  Matrix(int64_t r, int64_t c, Layout layout) : rows(r), cols(c) {
-    switch (layout) {
-      case Layout::kRowMajor: rs = c, cs = 1; break;
-      case Layout::kColMajor: rs = 1, cs = r; break;
-      case Layout::kStrided: rs = 2 * c + 1, cs = 2; break;  // gaps between elements and between rows
-      case Layout::kReversed: rs = -c, cs = -1; break;       // negative strides: (0, 0) is the last element
-    }
-    const int64_t row_span = std::max<int64_t>(r - 1, 0) * std::abs(rs);
-    const int64_t col_span = std::max<int64_t>(c - 1, 0) * std::abs(cs);
-    origin = (rs < 0 ? row_span : 0) + (cs < 0 ? col_span : 0);
-    storage.assign(row_span + col_span + 2, T());  // one spare, so empty shapes still get a valid pointer
-  }
-  T& at(int64_t i, int64_t j) { return storage[origin + i * rs + j * cs]; }
-  T* data() { return storage.data() + origin; }
-};
-
-void fill_random(Matrix<BFloat16>& x, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < x.rows; ++i) {
-    for (int64_t j = 0; j < x.cols; ++j) x.at(i, j) = BFloat16(dist(rng));
-  }
-}
-
-void fill_random(Matrix<float>& x, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < x.rows; ++i) {
-    for (int64_t j = 0; j < x.cols; ++j) x.at(i, j) = dist(rng);
-  }
-}
-
-struct Case {
-  int64_t m, n, k;
-  Layout a_layout = Layout::kRowMajor, b_layout = Layout::kRowMajor, c_layout = Layout::kRowMajor;
-  float alpha = 1, beta = 0;
-};
-
-std::string describe(const Case& c) {
-  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " A " +
-         layout_name(c.a_layout) + ", B " + layout_name(c.b_layout) + ", C " + layout_name(c.c_layout) +
-         ", alpha " + std::to_string(c.alpha) + ", beta " + std::to_string(c.beta);
-}
+using ::ember::testing::describe;
+using ::ember::testing::fill_random;
+using ::ember::testing::Layout;
+using ::ember::testing::Matrix;
+using Case = ::ember::testing::GemmCase<float>;
 
 // Runs `kernel` on random inputs and checks every element of C against the
 // float64 reference, and that storage between C's elements is left alone.
@@ -276,7 +222,7 @@ TEST(GemmBf16, BitwiseIdenticalForOneTwoAndThreeThreads) {
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{517, 263, 611}, {128, 512, 784}, {2000, 40, 600},
                            {40, 2000, 600}, {300, 300, 500}}) {
       for (Layout a_layout : {Layout::kRowMajor, Layout::kColMajor}) {
-        SCOPED_TRACE(kernel_name(kernel) + ": " + describe({m, n, k, a_layout}));
+        SCOPED_TRACE(kernel_name(kernel) + ": " + describe(Case{m, n, k, a_layout}));
         std::mt19937 rng(7);
         Matrix<BFloat16> a(m, k, a_layout), b(k, n, Layout::kRowMajor);
         Matrix<float> c(m, n, Layout::kRowMajor);
