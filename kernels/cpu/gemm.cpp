@@ -22,7 +22,8 @@
 // sets, and at n = 2048 that order ran 10% slower on a Sapphire Rapids core.
 //
 // Block sizes follow the core's caches (block_limits below):
-// - KC: one B panel (kc x NR) fills 2/3 of L1, next to the A panel (kc x MR).
+// - KC: one B panel (kc x NR) is 2/3 of L1; the A panel (kc x MR) stays in L1
+//   beside the B panel streaming through.
 //   Measured at 2048^3 on Sapphire Rapids (48 KiB L1): KC 128 to 384 are within
 //   3% of each other, 256 (this rule) the fastest.
 // - NC: the packed B block (kc x nc) fills half of L2. A block as large as L2
