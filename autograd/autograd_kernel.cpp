@@ -142,7 +142,7 @@ void autograd_kernel(const OpEntry& op, DispatchKeySet keys, Stack& stack) {
 }  // namespace
 
 void install_autograd() {
-  register_all_formulas();
+  build_op_autograd_info();
   Dispatcher::instance().set_fallback(DispatchKey::Autograd, &autograd_kernel, "autograd (record, then run below)");
 }
 

@@ -40,21 +40,7 @@ const Formula* find_formula(const OpEntry& op) {
 
 bool is_non_differentiable(const OpEntry& op) { return registry().non_differentiable.count(&op) != 0; }
 
-void register_all_formulas() {
-  register_elementwise_formulas();
-  register_reduction_formulas();
-  register_view_formulas();
-  register_index_formulas();
-  register_linalg_formulas();
-  register_shape_formulas();
-  register_copy_formulas();
-  register_activation_formulas();
-  register_attention_formulas();
-  register_conv_formulas();
-  register_indexing_formulas();
-  register_loss_formulas();
-  register_norm_formulas();
-  register_pooling_formulas();
+void build_op_autograd_info() {
   // An in-place op `name_` without its own formula uses the one of `name`
   // (Note [Writing a derivative formula]); resolved once, here, so a call
   // costs one lookup.

@@ -128,24 +128,9 @@ struct OpAutogradInfo {
 };
 const OpAutogradInfo& op_autograd_info(const OpEntry& op);
 
-// Registers every formula and the Autograd key's kernel (at load time).
-void install_autograd();
-
-// Each formulas_*.cpp registers its family; register_all_formulas() calls them.
-void register_all_formulas();
-void register_elementwise_formulas();
-void register_reduction_formulas();
-void register_view_formulas();
-void register_index_formulas();
-void register_linalg_formulas();
-void register_shape_formulas();
-void register_copy_formulas();
-void register_activation_formulas();
-void register_attention_formulas();
-void register_conv_formulas();
-void register_indexing_formulas();
-void register_loss_formulas();
-void register_norm_formulas();
-void register_pooling_formulas();
+// Resolves every op's OpAutogradInfo (an in-place op without a formula of
+// its own takes its functional twin's); called by install_autograd(), after
+// each formulas_*.cpp has registered its family (wiring/registrations.h).
+void build_op_autograd_info();
 
 }  // namespace ember::autograd

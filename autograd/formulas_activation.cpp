@@ -2,7 +2,7 @@
 // autograd/formula.h).
 //
 // The first derivative of f is its fused kernel f_backward(grad, x) (see
-// Note [Activation kernels], kernels/cpu/activation.cpp). That op has a formula
+// Note [Activation kernels], kernels/cpu/elementwise/activation.cpp). That op has a formula
 // too, written with ember ops: d/dgrad is f_backward again (it is linear in
 // grad) and d/dx is grad * f''(x), so second derivatives work.
 #include "autograd/formula.h"

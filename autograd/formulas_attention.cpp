@@ -2,7 +2,7 @@
 //
 // An ordinary backward calls the fused kernel flash_attention_backward, which
 // recomputes the probabilities tile by tile from the saved logsumexp (Note
-// [Flash attention backward] in kernels/cpu/attention_backward.cpp). Two
+// [Flash attention backward] in kernels/cpu/attention/attention_backward.cpp). Two
 // cases take the composite route instead, written with differentiable ember
 // ops on the full L x S matrix:
 //   - create_graph (grad mode on during backward): the result must itself be

@@ -5,7 +5,7 @@
 // gather and scatter_add are each other's backward, as are index_select and
 // index_add; flip and roll move the gradient back; repeat sums the copies.
 // Gathers whose ids repeat add up in a fixed order (Note [One loop for gather
-// and scatter], kernels/cpu/gather_scatter.cpp): the gradients are the same
+// and scatter], kernels/cpu/index/gather_scatter.cpp): the gradients are the same
 // for any thread count. Index tensors and masks get no gradient.
 #include "autograd/formula.h"
 #include "core/op_decls_indexing.h"

@@ -8,7 +8,7 @@
 // when the backward itself is recorded (create_graph, double backward), the
 // same expression written with differentiable ops:
 //   dx = p (a + b W) - a onehot(t) - b w,   p = exp(x - logsumexp(x))
-// (Note [Fused cross entropy] in kernels/cpu/loss.cpp). The backward op has
+// (Note [Fused cross entropy] in kernels/cpu/loss/loss.cpp). The backward op has
 // a formula of its own too, for callers that differentiate it directly.
 // Class weights get no gradient, as in PyTorch.
 #include <vector>

@@ -1,6 +1,7 @@
 // Tensor's autograd methods (declared in ember/tensor.h).
 #include "autograd/autograd_meta.h"
 #include "autograd/functions.h"
+#include "core/tensor_util.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 
@@ -51,6 +52,11 @@ std::shared_ptr<Node> Tensor::grad_fn() const {
     if (e.valid() && !dynamic_cast<autograd::AccumulateGrad*>(e.function.get())) return e.function;
   }
   return nullptr;
+}
+
+std::string grad_fn_name(const Tensor& t) {
+  const std::shared_ptr<Node> fn = t.grad_fn();
+  return fn ? fn->name() : std::string();
 }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }

@@ -9,7 +9,7 @@
 // Eigen see the same machine noise (OMP_WAIT_POLICY=passive stops Eigen's
 // OpenMP threads spinning on the cores after their own runs):
 //   g++ -std=c++20 -O3 -march=native -fopenmp -Wall -Wextra -Werror -Iinclude -I. -isystem /usr/include/eigen3
-//       bench/bench_gemm.cpp kernels/cpu/gemm*.cpp core/thread_pool.cpp core/error.cpp
+//       bench/bench_gemm.cpp kernels/cpu/linalg/gemm*.cpp core/thread_pool.cpp core/error.cpp
 //       -lbenchmark -lbenchmark_main -pthread -o /tmp/bench_gemm
 //   OMP_WAIT_POLICY=passive /tmp/bench_gemm --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true
 //       --benchmark_report_aggregates_only=true --benchmark_min_time=0.1
@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "ember/parallel.h"
-#include "kernels/cpu/gemm.h"
-#include "kernels/cpu/gemm_bf16.h"
+#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/gemm_bf16.h"
 
 namespace {
 

@@ -25,7 +25,7 @@
 #include <cstring>
 #include <random>
 
-#include "kernels/cpu/vec_math.h"
+#include "kernels/cpu/vec/vec_math.h"
 
 namespace vec = ember::cpu::vec;
 using vec::VecF;

@@ -1,4 +1,4 @@
-// ember's fused scaled_dot_product_attention (flash attention, kernels/cpu/attention*.cpp)
+// ember's fused scaled_dot_product_attention (flash attention, kernels/cpu/attention/)
 // against libtorch 1.13's composite softmax(q k^T * scale) v (matmul, softmax,
 // matmul; autograd for the backward), which is what a 1.13 user runs: float32,
 // batch 16, 4 heads, head dim 64, sequence 128 and 1024, forward and

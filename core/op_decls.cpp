@@ -1,6 +1,14 @@
-// Defines the op objects declared in core/op_decls.h, then registers every
-// backend's kernels. Both happen during static initialisation of this one
-// file, so the ops exist before any kernel is registered against them.
+// Defines the op objects declared in core/op_decls.h. Each registers itself
+// with the dispatcher when it is constructed; the kernels, formulas and
+// layers are attached to them afterwards by the composition root
+// (wiring/wire.cpp).
+//
+// Note [Op objects are constructed first]
+// The op objects and the composition root's initialiser live in different
+// files, whose static initialisers run in an order C++ leaves open. The op
+// objects are therefore given an init_priority (GCC and Clang run prioritised
+// initialisers of a library before the unprioritised ones), so every op
+// exists before the first kernel is registered against it.
 #include "core/op_decls.h"
 #include "core/op_decls_activation.h"
 #include "core/op_decls_attention.h"
@@ -11,17 +19,16 @@
 #include "core/op_decls_optim.h"
 #include "core/op_decls_pooling.h"
 
-#include "autograd/formula.h"
-#include "kernels/registration.h"
-#include "nn/amp/autocast_kernel.h"
-
 namespace ember::op {
 
-#define EMBER_DEFINE_PROMOTE(name, schema, sig) TypedOp<sig> name{schema, DTypeRule::Promote};
-#define EMBER_DEFINE_FIRST(name, schema, sig) TypedOp<sig> name{schema, DTypeRule::FirstTensor};
-#define EMBER_DEFINE_UNARY(name)                                                                         \
-  TypedOp<Tensor(const Tensor&)> name{#name "(Tensor self) -> Tensor", DTypeRule::FirstTensor};          \
-  TypedOp<Tensor(const Tensor&)> name##_{#name "_(Tensor(a!) self) -> Tensor(a!)", DTypeRule::FirstTensor};
+#define EMBER_OP_INIT __attribute__((init_priority(200)))
+
+#define EMBER_DEFINE_PROMOTE(name, schema, sig) TypedOp<sig> name EMBER_OP_INIT{schema, DTypeRule::Promote};
+#define EMBER_DEFINE_FIRST(name, schema, sig) TypedOp<sig> name EMBER_OP_INIT{schema, DTypeRule::FirstTensor};
+#define EMBER_DEFINE_UNARY(name)                                                                 \
+  TypedOp<Tensor(const Tensor&)> name EMBER_OP_INIT{#name "(Tensor self) -> Tensor", DTypeRule::FirstTensor}; \
+  TypedOp<Tensor(const Tensor&)> name##_ EMBER_OP_INIT{#name "_(Tensor(a!) self) -> Tensor(a!)",            \
+                                                      DTypeRule::FirstTensor};
 EMBER_BINARY_OPS(EMBER_DEFINE_PROMOTE)
 EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 EMBER_FIRST_TENSOR_OPS(EMBER_DEFINE_FIRST)
@@ -37,14 +44,6 @@ EMBER_POOLING_OPS(EMBER_DEFINE_FIRST)
 #undef EMBER_DEFINE_PROMOTE
 #undef EMBER_DEFINE_FIRST
 #undef EMBER_DEFINE_UNARY
-
-namespace {
-const bool kernels_registered = [] {
-  register_all_kernels();
-  autograd::install_autograd();
-  amp::install_autocast();
-  return true;
-}();
-}  // namespace
+#undef EMBER_OP_INIT
 
 }  // namespace ember::op

@@ -1,4 +1,4 @@
-// Dispatched ops of one family: the fused optimiser updates (nn/optim/).
+// Dispatched ops of one family: the fused optimiser updates (optim/).
 // Entry format as in core/op_decls.h: X(name, schema, C++ signature); the op
 // takes its dtype from its first tensor argument (the first parameter).
 //

@@ -1,7 +1,9 @@
 // Matrix products as the user calls them. mm, bmm, addmm, dot and mv are
-// dispatched ops (CPU kernels in kernels/cpu/matmul.cpp, which check shapes
+// dispatched ops (CPU kernels in kernels/cpu/linalg/matmul.cpp, which check shapes
 // and dtypes); matmul, linear and outer are composites built from those ops
-// and from views, so autograd and the tracer see only the primitives.
+// and from views, so autograd and the tracer see only the primitives. The
+// composites leave dtype checks to those primitives (as PyTorch does): under
+// autocast the dispatched products cast mixed operands to one dtype.
 #include "core/op_decls.h"
 #include "core/tensor_util.h"
 #include "ember/ops.h"
@@ -22,15 +24,6 @@ void check_matrix_operands(const char* op, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.dtype() != DType::Bool && b.dtype() != DType::Bool, op, ": bool tensors are not supported (got ",
               a.dtype(), " ", a.sizes(), " and ", b.dtype(), " ", b.sizes(),
               "); convert them to an integer or floating dtype");
-}
-
-// Under autocast the dispatched mm/bmm/addmm cast both operands to one dtype
-// (include/ember/amp.h), so the composites must not refuse mixed dtypes first.
-void check_same_dtype(const char* op, const char* name_a, const Tensor& a, const char* name_b, const Tensor& b) {
-  if (local_dispatch_keys().included.has(DispatchKey::Autocast)) return;
-  EMBER_CHECK(a.dtype() == b.dtype(), op, ": expected ", name_a, " and ", name_b,
-              " to have the same dtype, but got: ", a.dtype(), " != ", b.dtype(), " (shapes ", a.sizes(), " and ",
-              b.sizes(), ")");
 }
 
 int64_t product(IntArrayRef sizes) {
@@ -75,7 +68,6 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da >= 1 && db >= 1, "matmul: both arguments need at least 1 dim, but got shapes ", a.sizes(), " and ",
               b.sizes(), " (", da, "-D and ", db, "-D)");
-  check_same_dtype("matmul", "self", a, "other", b);
   const int64_t k = a.size(-1), kb = db == 1 ? b.size(0) : b.size(-2);
   EMBER_CHECK(k == kb, "matmul: shapes ", a.sizes(), " and ", b.sizes(), " cannot be multiplied (", k,
               " columns in the first vs ", kb, " rows in the second)");
@@ -121,7 +113,6 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   if (has_bias) check_same_device("linear", input, *bias);
   EMBER_CHECK(input.dim() >= 1, "linear: input must have at least 1 dim, but got shape ", input.sizes(),
               " (weight ", weight.sizes(), ")");
-  check_same_dtype("linear", "input", input, "weight", weight);
   if (weight.dim() != 2 || (has_bias && input.dim() != 2 && bias->dim() > 1)) {
     // A 1-D weight, or a bias that broadcasts over more than the last dim: as torch, matmul then add.
     const Tensor y = matmul(input, weight.t());

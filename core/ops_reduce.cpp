@@ -1,5 +1,5 @@
 // Public reductions and scans: free functions and Tensor methods, each a
-// dispatched call (CPU kernels: kernels/cpu/reduce*.cpp).
+// dispatched call (CPU kernels: kernels/cpu/reduce/).
 #include "core/op_decls.h"
 #include "ember/ops.h"
 

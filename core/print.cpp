@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/autograd.h"
+#include "core/tensor_util.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -287,8 +287,8 @@ std::string Tensor::to_string() const {
     body = printer.str(0, 0, static_cast<int64_t>(indent));
   }
   if (requires_grad()) {
-    const std::shared_ptr<Node> fn = grad_fn();
-    suffixes.push_back(fn ? "grad_fn=<" + fn->name() + ">" : std::string("requires_grad=True"));
+    const std::string fn = grad_fn_name(*this);
+    suffixes.push_back(fn.empty() ? std::string("requires_grad=True") : "grad_fn=<" + fn + ">");
   }
   return add_suffixes(prefix + body, suffixes, indent);
 }

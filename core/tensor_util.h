@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "ember/error.h"
@@ -44,6 +45,10 @@ Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_
 // The user's grad mode (NoGradGuard, InferenceMode), as opposed to the
 // Autograd key being excluded while autograd runs an op below itself.
 bool& user_grad_mode();
+
+// The name of t's grad_fn ("AddBackward0"), or empty when it has none.
+// Defined by autograd (autograd/tensor_autograd.cpp), which owns the Node type.
+std::string grad_fn_name(const Tensor& t);
 
 // Marks an in-place write: bumps the version counter shared by all views.
 inline void bump_version(const Tensor& t) { t.impl()->storage()->bump_version(); }

@@ -5,7 +5,6 @@
 #include "core/dtype_dispatch.h"
 #include "core/op_decls.h"
 #include "core/tensor_util.h"
-#include "kernels/registration.h"
 
 namespace ember {
 namespace {

@@ -1,5 +1,5 @@
 // ember::nn::functional activations: each calls its dispatched op
-// (core/op_decls_activation.h); the kernels are in kernels/cpu/activation.cpp.
+// (core/op_decls_activation.h); the kernels are in kernels/cpu/elementwise/activation.cpp.
 #include "ember/nn/functional/activation.h"
 
 #include "core/op_decls_activation.h"

@@ -1,5 +1,5 @@
 // ember::nn::functional::scaled_dot_product_attention: calls the fused op
-// flash_attention (core/op_decls_attention.h; kernels in kernels/cpu/attention*.cpp)
+// flash_attention (core/op_decls_attention.h; kernels in kernels/cpu/attention/)
 // and returns its output (the logsumexp it also returns is kept for the backward).
 #include "ember/nn/functional/attention.h"
 

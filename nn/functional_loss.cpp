@@ -11,7 +11,7 @@
 #include "core/op_decls_loss.h"
 #include "ember/error.h"
 #include "ember/ops.h"
-#include "kernels/cpu/loss_checks.h"
+#include "core/loss_checks.h"
 
 namespace ember::nn::functional {
 

@@ -1,21 +1,17 @@
 // ember::nn::functional normalisations and softmax: each calls its dispatched
 // op (core/op_decls_norm.h) and returns the output without the statistics;
-// the kernels are in kernels/cpu/norm.cpp and kernels/cpu/softmax.cpp.
+// the kernels are in kernels/cpu/norm/norm.cpp; softmax and log_softmax are
+// Tensor methods (core/ops_norm.cpp).
 #include "ember/nn/functional/norm.h"
 
 #include "core/op_decls_norm.h"
 
 namespace ember::nn::functional {
 
-Tensor softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype) {
-  // An integer input with a floating dtype converts first (the kernels take floating inputs).
-  if (dtype && !input.is_floating_point()) return op::softmax.call(input.to(*dtype), dim, std::nullopt);
-  return op::softmax.call(input, dim, dtype);
-}
+Tensor softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype) { return input.softmax(dim, dtype); }
 
 Tensor log_softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype) {
-  if (dtype && !input.is_floating_point()) return op::log_softmax.call(input.to(*dtype), dim, std::nullopt);
-  return op::log_softmax.call(input, dim, dtype);
+  return input.log_softmax(dim, dtype);
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
@@ -42,14 +38,3 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& running_mean
 }
 
 }  // namespace ember::nn::functional
-
-namespace ember {
-
-Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype) const {
-  return nn::functional::softmax(*this, dim, dtype);
-}
-Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const {
-  return nn::functional::log_softmax(*this, dim, dtype);
-}
-
-}  // namespace ember

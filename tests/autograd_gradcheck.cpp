@@ -310,11 +310,11 @@ TEST(Formulas, MatchDifferentiableFlags) {
     ASSERT_NE(op, nullptr) << row.name;
     const bool has_formula = autograd::find_formula(*op) != nullptr;
     if (row.differentiable) {
-      EXPECT_TRUE(has_formula) << row.name << " is flagged differentiable in tests/op_info.cpp but has no "
+      EXPECT_TRUE(has_formula) << row.name << " is flagged differentiable in its tests/op_info_<family>.cpp row but has no "
                                << "derivative formula (autograd/formulas_*.cpp)";
     } else {
       EXPECT_FALSE(has_formula) << row.name << " has a derivative formula but its op-info row is not flagged "
-                                << "differentiable (tests/op_info.cpp)";
+                                << "differentiable (tests/op_info_<family>.cpp)";
       EXPECT_TRUE(autograd::is_non_differentiable(*op))
           << row.name << " is not differentiable but is not registered as such (register_non_differentiable)";
     }

@@ -183,7 +183,16 @@ struct OpInfo {
 };
 
 const std::vector<OpInfo>& op_infos();
-// The neural-network families' rows, one file each (tests/op_info_<family>.cpp).
+// Each family's rows, one file each (tests/op_info_<family>.cpp).
+void add_binary_rows(std::vector<OpInfo>& rows);
+void add_unary_rows(std::vector<OpInfo>& rows);
+void add_elementwise_rows(std::vector<OpInfo>& rows);
+void add_copy_and_random_rows(std::vector<OpInfo>& rows);
+void add_view_rows(std::vector<OpInfo>& rows);
+void add_advanced_index_rows(std::vector<OpInfo>& rows);
+void add_reduction_rows(std::vector<OpInfo>& rows);
+void add_shape_rows(std::vector<OpInfo>& rows);
+void add_linalg_rows(std::vector<OpInfo>& rows);
 void add_activation_rows(std::vector<OpInfo>& rows);
 void add_attention_rows(std::vector<OpInfo>& rows);
 void add_conv_rows(std::vector<OpInfo>& rows);

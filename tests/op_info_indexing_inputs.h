@@ -1,7 +1,7 @@
 // Inputs and small reference helpers for the op-info rows of the indexing and
 // activation families (tests/op_info_indexing.cpp, tests/op_info_activation.cpp).
-// The shared helpers of tests/op_info.cpp are private to that file; these are
-// the few the two families need.
+// The core families share tests/op_info_inputs.h; these are the few
+// helpers the two families need.
 #pragma once
 
 #include <algorithm>

@@ -32,8 +32,8 @@ struct ConvCase {
   bool transposed;
 };
 
-// Each case reaches one path of kernels/cpu/conv_gemm.cpp in bf16: every
-// GEMM at least 32 deep (below that kernels/cpu/conv.cpp widens to float32),
+// Each case reaches one path of kernels/cpu/conv/conv_gemm.cpp in bf16: every
+// GEMM at least 32 deep (below that kernels/cpu/conv/conv.cpp widens to float32),
 // so at least 32 output channels per group and 32 output pixels.
 const std::vector<ConvCase>& cases() {
   static const std::vector<ConvCase> all = {

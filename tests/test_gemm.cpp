@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "ember/parallel.h"
-#include "kernels/cpu/gemm.h"
-#include "kernels/cpu/gemm_pack.h"
+#include "kernels/cpu/linalg/gemm.h"
+#include "kernels/cpu/linalg/gemm_pack.h"
 #include "tests/gemm_test_matrix.h"
 
 namespace ember::cpu {

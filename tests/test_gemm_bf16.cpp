@@ -19,7 +19,7 @@
 
 #include "ember/ember.h"
 #include "ember/parallel.h"
-#include "kernels/cpu/gemm_bf16.h"
+#include "kernels/cpu/linalg/gemm_bf16.h"
 #include "test_util.h"
 #include "tests/gemm_test_matrix.h"
 

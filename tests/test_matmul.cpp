@@ -535,7 +535,9 @@ TEST(MatmulErrors, MatmulLinearOuter) {
   EXPECT_EMBER_ERROR(matmul(scalar_tensor(1.0), ones({2, 2})), "matmul", "at least 1 dim", "[]", "[2, 2]");
   EXPECT_EMBER_ERROR(matmul(ones({2, 3, 4}), ones({5})), "matmul", "[2, 3, 4]", "[5]", "cannot be multiplied");
   EXPECT_EMBER_ERROR(matmul(ones({2, 3, 4}), ones({3, 4, 5})), "matmul");
-  EXPECT_EMBER_ERROR(matmul(ones({3}), ones({3}, kFloat64)), "matmul", "same dtype");
+  // Mixed dtypes are reported by the primitive a composite reaches (as in PyTorch).
+  EXPECT_EMBER_ERROR(matmul(ones({3}), ones({3}, kFloat64)), "dot", "same dtype", "float32 != float64");
+  EXPECT_EMBER_ERROR(linear(ones({2, 3}), ones({5, 3}, kFloat64)), "mm", "same dtype", "float32 != float64");
   EXPECT_EMBER_ERROR(linear(ones({2, 3}), ones({5, 4})), "linear", "[2, 3]", "[5, 4]");
   EXPECT_EMBER_ERROR(linear(scalar_tensor(1.0), ones({5, 4})), "linear", "at least 1 dim");
   EXPECT_EMBER_ERROR(outer(ones({3, 1}), ones({4})), "outer", "1-D", "[3, 1]", "[4]");

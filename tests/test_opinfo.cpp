@@ -153,7 +153,7 @@ void check_sample(const OpInfo& row, DType t, const Sample& s) {
   const std::string problems = problems_of(row, t, s);
   if (const Divergence* d = row.divergence(s.name, t)) {
     EXPECT_FALSE(problems.empty()) << "the known divergence '" << d->what
-                                   << "' is gone: delete it from the row in tests/op_info.cpp";
+                                   << "' is gone: delete it from the row in tests/op_info_<family>.cpp";
   } else {
     EXPECT_TRUE(problems.empty()) << problems;
   }
@@ -187,7 +187,7 @@ TEST(OpInfo, EveryDispatchedOpHasARow) {
   for (const OpEntry* op : Dispatcher::instance().ops()) {
     if (needs_row(op->name()) && find_op_info(op->name()) == nullptr) missing.push_back(op->name());
   }
-  EXPECT_TRUE(missing.empty()) << "dispatched ops without an op-info row in tests/op_info.cpp: " << join(missing);
+  EXPECT_TRUE(missing.empty()) << "dispatched ops without an op-info row in tests/op_info_<family>.cpp: " << join(missing);
 }
 
 TEST_P(OpInfoTest, MatchesReference) {

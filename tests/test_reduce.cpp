@@ -3,7 +3,7 @@
 // any cumsum cumprod. Each op runs over all dims, one dim, several dims and
 // negative dims, keepdim both ways, contiguous, transposed and sliced-with-
 // step inputs, 0-d and empty tensors, every dtype it supports, and the input
-// shapes that take each loop of the driver (kernels/cpu/reduce_driver.h).
+// shapes that take each loop of the driver (kernels/cpu/reduce/reduce_driver.h).
 // Also pinned: output dtypes, NaN and inf behaviour, integer prod and cumprod
 // wrapping around on overflow, bitwise equality of 1 and 2 threads, the
 // accuracy of a 16M-element float sum, and the errors.

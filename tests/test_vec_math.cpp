@@ -1,4 +1,4 @@
-// Specification of kernels/cpu/vec.h and kernels/cpu/vec_math.h.
+// Specification of kernels/cpu/vec/vec.h and kernels/cpu/vec/vec_math.h.
 //
 // Each math function is run over a dense grid of its interesting range,
 // random floats of every exponent and special values, through VecF (chunks
@@ -20,7 +20,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/cpu/vec_math.h"
+#include "kernels/cpu/vec/vec_math.h"
 
 namespace vec = ember::cpu::vec;
 using vec::VecD;

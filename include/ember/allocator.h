@@ -77,6 +77,8 @@ namespace detail {
 // Backends register their allocator here (the CUDA one does at start-up).
 void set_allocator(DeviceType type, Allocator* allocator, MemoryStats (*stats)(), void (*reset_peak)(),
                    void (*empty)());
+// The CUDA backend registers its page-locked host memory here (Tensor::pin_memory).
+void set_pinned_allocator(Allocator* allocator, bool (*is_pinned)(const void* ptr));
 }  // namespace detail
 
 }  // namespace ember

@@ -11,7 +11,7 @@
 #include "ember/allocator.h"
 #include "ember/amp.h"
 #include "ember/autograd.h"
-#include "ember/checkpoint.h"
+#include "ember/activation_checkpoint.h"
 #include "ember/custom_function.h"
 #include "ember/cuda.h"
 #include "ember/data.h"

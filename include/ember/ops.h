@@ -137,7 +137,7 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
 std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
 
-// ---- gather, scatter, index_select, masked_select, repeat, flip, roll (nn/ops_indexing.cpp) ----
+// ---- gather, scatter, index_select, masked_select, repeat, flip, roll (core/ops_indexing.cpp) ----
 // Index tensors hold int64 (index_select/index_add also take int32); an id
 // outside [0, size) is an ember::Error naming the op, the id and the size.
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);

@@ -90,6 +90,12 @@ class Tensor {
   Tensor to(Device device, DType dtype) const;
   Tensor cpu() const { return to(Device::cpu()); }
   Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
+  // A contiguous copy in page-locked host memory (self when it already is
+  // pinned), for asynchronous host-to-device copies. Needs the CUDA backend
+  // and a device, as in PyTorch; only CPU tensors can be pinned.
+  Tensor pin_memory() const;
+  // True when the data is in page-locked host memory.
+  bool is_pinned() const;
   Tensor clone() const;
   Tensor contiguous() const;
   Tensor& copy_(const Tensor& src);

@@ -1,6 +1,6 @@
 // Binary elementwise CUDA kernels: arithmetic (with pow), comparisons,
 // logical ops and where. Each functor mirrors the CPU kernel of the same op
-// (kernels/cpu/binary.cpp): same formulas, f16/bf16 computed in float and
+// (kernels/cpu/elementwise/binary.cpp): same formulas, f16/bf16 computed in float and
 // rounded once on store. Functors are shared across ops per Note [Few kernel
 // instantiations] in cuda_kernels.h.
 #include "kernels/cuda/cuda_kernels.h"

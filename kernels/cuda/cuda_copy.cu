@@ -3,7 +3,7 @@
 // run time (one kernel pair per destination dtype, a uniform switch per
 // element), except the float32 <-> float16/bfloat16 casts of mixed precision,
 // which get typed, vectorised functors. Conversions follow the CPU copy_
-// (kernels/cpu/copy.cpp) bit for bit, except NaN payloads.
+// (kernels/cpu/elementwise/copy.cpp) bit for bit, except NaN payloads.
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_loops.cuh"
 

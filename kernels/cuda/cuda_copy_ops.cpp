@@ -25,7 +25,6 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_ops.h"
 #include "kernels/cuda/cuda_utils.h"
-#include "kernels/registration.h"
 
 namespace ember::cuda {
 namespace {

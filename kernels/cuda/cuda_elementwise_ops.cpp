@@ -1,5 +1,5 @@
 // Elementwise ops on CUDA: the host side. Each wrapper mirrors its CPU twin
-// (kernels/cpu/binary.cpp and the unary family): it checks the inputs, builds
+// (kernels/cpu/elementwise/binary.cpp and the unary family): it checks the inputs, builds
 // the TensorIterator (type promotion, broadcasting, output allocation), then
 // launches the kernel from cuda_binary.cu / cuda_unary.cu.
 #include <cstring>
@@ -264,7 +264,7 @@ enum class IntRule : uint8_t {
   Floating,  // floating inputs only (silu, gelu, softplus)
 };
 
-// Checks and integer handling as the CPU kernels (kernels/cpu/unary.cpp) do them.
+// Checks and integer handling as the CPU kernels (kernels/cpu/elementwise/unary.cpp) do them.
 Tensor unary_impl(UnaryKind kind, IntRule rule, const char* name, const Tensor& out, const Tensor& a,
                   double beta = 1.0, double threshold = 20.0) {
   const DType dtype = a.dtype();

@@ -75,7 +75,7 @@ __device__ __forceinline__ T down(opmath_t<T> v) {
   else return v;
 }
 
-// The dtype conversion of ember's CPU copy_ (kernels/cpu/copy.cpp), on the device.
+// The dtype conversion of ember's CPU copy_ (kernels/cpu/elementwise/copy.cpp), on the device.
 template <class To, class From>
 __device__ __forceinline__ To convert(From v) {
   if constexpr (std::is_same_v<To, From>) return v;

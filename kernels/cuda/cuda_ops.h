@@ -27,9 +27,4 @@ uint64_t scalar_bits(const Scalar& value, DType dtype);
 // The CUDA device index of the first CUDA tensor among `tensors`.
 int cuda_device_index(std::initializer_list<const Tensor*> tensors, const char* op);
 
-void register_cuda_copy_kernels();
-void register_cuda_elementwise_kernels();
-void register_cuda_reduce_kernels();
-void register_cuda_random_kernels();
-
 }  // namespace ember::cuda

@@ -41,7 +41,7 @@ __device__ __forceinline__ M sigmoid(M x) {
   return (x >= M(0) ? M(1) : e) / (M(1) + e);
 }
 
-// The formulas of the CPU kernels (kernels/cpu/unary.cpp, vec_math.h), with
+// The formulas of the CPU kernels (kernels/cpu/elementwise/unary.cpp, vec_math.h), with
 // CUDA's math library underneath: sigmoid from e^-|x|, gelu as x Phi(x) with
 // Phi from erfc and tanh-gelu as x sigmoid(2u) (no cancellation for x < 0),
 // silu and both gelus -0 at -inf (their limit, where the textbook formula

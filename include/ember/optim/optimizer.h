@@ -133,7 +133,7 @@ struct ParamState {
   TensorDict buffers;  // "exp_avg", "momentum_buffer", ...: contiguous, the parameter's shape and dtype
 };
 
-struct ParamBatch;  // nn/optim/param_batch.h
+struct ParamBatch;  // optim/param_batch.h
 
 class Optimizer {
  public:

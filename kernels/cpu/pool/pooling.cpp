@@ -1,0 +1,674 @@
+// Pooling on CPU: max_pool2d (values only, or with indices), avg_pool2d, adaptive_avg_pool2d
+// and their backward ops.
+//
+// Note [Pooling loops]
+// An input is [C, H, W] or [N, C, H, W]. The kernels read a contiguous copy
+// as P = N*C independent planes of H*W elements and hand the thread pool a
+// fixed number of planes per chunk (chosen from the plane size, never from
+// the thread count).
+//   forward   each output element is computed by one thread from its own
+//             window, in row-major window order;
+//   backward  a chunk owns whole planes of the gradient input: it zeroes
+//             them and scatters its outputs' gradients into them, walking
+//             the outputs in order (max, adaptive), or has each input element
+//             gather from the windows covering it (avg: written once, no
+//             zeroing pass). No two threads ever add into the same element,
+//             so the sums are the same bits for any thread count.
+// The loops are scalar loops over the window, as in PyTorch's NCHW kernels
+// (for NCHW a window row is only kw elements, and neighbouring windows start
+// `stride` apart), with window bounds computed once per output row and
+// column, not per element. What makes them fast is keeping many independent
+// chains in flight: max pooling selects instead of branching and runs 64
+// interior outputs side by side (see max_pool_planes), or, for 2x2 windows
+// with stride 2, a vector of outputs (max_pool_2x2_planes); adaptive pooling sums
+// long windows in 16 partial sums (contiguous_sum). Both keep a fixed order
+// per output, so results do not depend on threads. f16/bf16 compute in float
+// and round once; their backward ops accumulate a plane in float, then round.
+//
+// Window rules (PyTorch 1.13):
+//   output size  floor((in + 2 pad - dilation (k - 1) - 1 [+ stride - 1 with
+//                ceil_mode]) / stride) + 1, minus one with ceil_mode when the
+//                last window would start in the right padding;
+//   max          the window's first position starts at -inf; an element wins
+//                when it is larger or NaN (so NaN propagates, and the last NaN
+//                of the window is the one whose index is returned); indices
+//                are flat positions h * W + w in the input plane;
+//   avg          the window is clipped to the padded input [-pad, in + pad)
+//                (that count is the divisor with count_include_pad), then to
+//                the input (the divisor without); divisor_override replaces
+//                both; a window wholly in the padding gives 0;
+//   adaptive     output i averages [floor(i in / out), ceil((i + 1) in / out)),
+//                divided by the window height, then by its width.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "core/dtype_dispatch.h"
+#include "core/op_decls_pooling.h"
+#include "core/tensor_util.h"
+#include "ember/parallel.h"
+#include "kernels/cpu/vec/vec.h"
+
+namespace ember {
+
+namespace {
+
+constexpr int64_t kChunkElements = int64_t{1} << 15;  // input + output elements per parallel chunk
+
+// Planes per chunk when each plane costs `per_plane` elements of work.
+int64_t planes_per_chunk(int64_t per_plane) {
+  return std::max<int64_t>(1, kChunkElements / std::max<int64_t>(1, per_plane));
+}
+
+struct Pair {
+  int64_t h, w;
+};
+
+// (h, w) from a list of one int (both dims) or two.
+Pair pair_arg(IntArrayRef v, const char* op, const char* what) {
+  EMBER_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must be one int or two ints (h, w), got ", v);
+  return v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
+}
+
+// An input viewed as planes: [C, H, W] or [N, C, H, W].
+struct Planes {
+  int64_t count, h, w;
+};
+
+Planes planes_of(IntArrayRef sizes, const char* op) {
+  EMBER_CHECK(sizes.size() == 3 || sizes.size() == 4, op,
+              ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got shape ", sizes);
+  const size_t n = sizes.size();
+  EMBER_CHECK(sizes[n - 3] > 0 && sizes[n - 2] > 0 && sizes[n - 1] > 0, op,
+              ": expected non-zero C, H and W (only the batch may be empty), got shape ", sizes);
+  int64_t count = 1;
+  for (size_t d = 0; d + 2 < n; ++d) count *= sizes[d];
+  return {count, sizes[n - 2], sizes[n - 1]};
+}
+
+// `sizes` with its last two dims replaced.
+DimVector with_spatial(IntArrayRef sizes, int64_t h, int64_t w) {
+  DimVector out(sizes);
+  out[out.size() - 2] = h;
+  out[out.size() - 1] = w;
+  return out;
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
+
+int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = floor_div(span, stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;  // the last window must start inside the input or left pad
+  return out;
+}
+
+// The window geometry of max_pool2d and avg_pool2d, checked as PyTorch does.
+struct Pool2d {
+  Planes in;
+  Pair kernel, stride, pad, dilation;
+  int64_t out_h, out_w;
+};
+
+Pool2d pool_geometry(const char* op, IntArrayRef input, IntArrayRef kernel_size, IntArrayRef stride,
+                     IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  Pool2d g{};
+  g.kernel = pair_arg(kernel_size, op, "kernel_size");
+  g.stride = stride.empty() ? g.kernel : pair_arg(stride, op, "stride");
+  g.pad = pair_arg(padding, op, "padding");
+  g.dilation = pair_arg(dilation, op, "dilation");
+  EMBER_CHECK(g.kernel.h > 0 && g.kernel.w > 0, op, ": kernel_size must be positive, got ", kernel_size);
+  EMBER_CHECK(g.stride.h > 0 && g.stride.w > 0, op, ": stride must be positive (not zero), got ", stride);
+  EMBER_CHECK(g.dilation.h > 0 && g.dilation.w > 0, op, ": dilation must be positive, got ", dilation);
+  EMBER_CHECK(g.pad.h >= 0 && g.pad.w >= 0, op, ": padding must be non-negative, got ", padding);
+  EMBER_CHECK(g.pad.h <= g.kernel.h / 2 && g.pad.w <= g.kernel.w / 2, op,
+              ": padding must be at most half of the kernel size, got padding ", padding, " for kernel_size ",
+              kernel_size);
+  g.in = planes_of(input, op);
+  g.out_h = pooled_size(g.in.h, g.kernel.h, g.pad.h, g.stride.h, g.dilation.h, ceil_mode);
+  g.out_w = pooled_size(g.in.w, g.kernel.w, g.pad.w, g.stride.w, g.dilation.w, ceil_mode);
+  EMBER_CHECK(g.out_h >= 1 && g.out_w >= 1, op, ": the kernel is larger than the padded input: input shape ", input,
+              " with kernel_size ", kernel_size, ", padding ", padding, " and dilation ", dilation,
+              " gives an output of ", g.out_h, "x", g.out_w, " (output size is too small)");
+  return g;
+}
+
+// One window dimension per output position: [begin, end) clipped to the input.
+struct Span {
+  int64_t begin, end;
+};
+
+// Max pooling: the first tap inside the input, the end of the dilated window.
+std::vector<Span> max_spans(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
+  std::vector<Span> s(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t b = o * stride - pad;
+    const int64_t e = std::min(b + (k - 1) * dilation + 1, in);
+    while (b < 0) b += dilation;
+    s[o] = {b, e};
+  }
+  return s;
+}
+
+template <class T>
+using acc_t = opmath_t<T>;
+
+// ---- max_pool2d ----
+
+// One tap of the max: an element wins when it is larger or NaN. Branch-free
+// (selects, not jumps): on real data the comparison is unpredictable.
+template <class A>
+inline void max_tap(A v, int64_t at, A& best, int64_t& where) {
+  const bool take = (v > best) | (v != v);
+  best = take ? v : best;
+  where = take ? at : where;
+}
+
+// The output columns whose windows lie wholly inside the input: [lo, hi).
+Span interior_columns(const Pool2d& g) {
+  const int64_t reach = (g.kernel.w - 1) * g.dilation.w + 1;
+  int64_t lo = 0, hi = g.out_w;
+  while (lo < hi && lo * g.stride.w - g.pad.w < 0) ++lo;
+  while (hi > lo && (hi - 1) * g.stride.w - g.pad.w + reach > g.in.w) --hi;
+  return {lo, hi};
+}
+
+// (P, H, W) -> values (P, OH, OW) and, with kIndices, indices (P, OH, OW) into H*W.
+// Interior columns go in blocks: the taps loop outside, the block's outputs
+// inside, so the block's independent max chains overlap instead of each
+// output waiting on its own compare-select chain. Each output still visits
+// its taps in window order, so NaN and tie handling are unchanged.
+template <class T, bool kIndices>
+void max_pool_planes(const T* in, T* out, int64_t* indices, const Pool2d& g, int64_t begin, int64_t end) {
+  using A = acc_t<T>;
+  constexpr int64_t kBlock = 64;
+  const int64_t W = g.in.w, plane = g.in.h * W, out_plane = g.out_h * g.out_w;
+  const std::vector<Span> hs = max_spans(g.out_h, g.in.h, g.kernel.h, g.stride.h, g.pad.h, g.dilation.h);
+  const std::vector<Span> ws = max_spans(g.out_w, W, g.kernel.w, g.stride.w, g.pad.w, g.dilation.w);
+  const Span inner = interior_columns(g);
+  const int64_t dh = g.dilation.h, dw = g.dilation.w, sw = g.stride.w, pw = g.pad.w;
+  A best[kBlock];
+  int64_t where[kBlock];
+  for (int64_t p = begin; p < end; ++p) {
+    const T* x = in + p * plane;
+    T* y = out + p * out_plane;
+    int64_t* yi = kIndices ? indices + p * out_plane : nullptr;
+    for (int64_t oh = 0; oh < g.out_h; ++oh) {
+      const Span h = hs[oh];
+      auto one = [&](int64_t ow) {  // an edge column, tap by tap
+        const Span w = ws[ow];
+        A b = -std::numeric_limits<A>::infinity();
+        int64_t at = h.begin * W + w.begin;
+        for (int64_t ih = h.begin; ih < h.end; ih += dh) {
+          for (int64_t iw = w.begin; iw < w.end; iw += dw) max_tap(static_cast<A>(x[ih * W + iw]), ih * W + iw, b, at);
+        }
+        y[oh * g.out_w + ow] = static_cast<T>(b);
+        if constexpr (kIndices) yi[oh * g.out_w + ow] = at;
+      };
+      for (int64_t ow = 0; ow < inner.begin; ++ow) one(ow);
+      for (int64_t b0 = inner.begin; b0 < inner.end; b0 += kBlock) {
+        const int64_t n = std::min(kBlock, inner.end - b0);
+        for (int64_t k = 0; k < n; ++k) {
+          best[k] = -std::numeric_limits<A>::infinity();
+          where[k] = h.begin * W + (b0 + k) * sw - pw;
+        }
+        for (int64_t ih = h.begin; ih < h.end; ih += dh) {
+          const T* row = x + ih * W;
+          for (int64_t j = 0; j < g.kernel.w; ++j) {
+            const int64_t first = b0 * sw - pw + j * dw;  // the column of tap j of output b0
+            for (int64_t k = 0; k < n; ++k) {
+              const int64_t iw = first + k * sw;
+              max_tap(static_cast<A>(row[iw]), ih * W + iw, best[k], where[k]);
+            }
+          }
+        }
+        for (int64_t k = 0; k < n; ++k) {
+          y[oh * g.out_w + b0 + k] = static_cast<T>(best[k]);
+          if constexpr (kIndices) yi[oh * g.out_w + b0 + k] = where[k];
+        }
+      }
+      for (int64_t ow = std::max(inner.end, inner.begin); ow < g.out_w; ++ow) one(ow);
+    }
+  }
+}
+
+// The usual CNN downsampling window, 2x2 with stride 2 and no padding or
+// dilation, on float, float16 or bfloat16: VecF::kLanes outputs of a row at
+// once. Each input row pair is split into even and odd columns, so every
+// output's four taps are lanes of four vectors, compared in window order with
+// max_tap's rule (same values, NaNs and tie-breaking indices as
+// max_pool_planes). float16/bfloat16 rows are widened into float first and
+// the maxima narrowed back, both exact (each maximum is one of the inputs).
+bool is_2x2_stride_2(const Pool2d& g) {
+  return g.kernel.h == 2 && g.kernel.w == 2 && g.stride.h == 2 && g.stride.w == 2 && g.pad.h == 0 &&
+         g.pad.w == 0 && g.dilation.h == 1 && g.dilation.w == 1 && 2 * g.out_h <= g.in.h && 2 * g.out_w <= g.in.w;
+}
+
+template <class T, bool kIndices>
+void max_pool_2x2_planes(const T* in, T* out, int64_t* indices, const Pool2d& g, int64_t begin, int64_t end) {
+  using cpu::vec::VecF;
+  constexpr int kLanes = VecF::kLanes;
+  constexpr bool kWiden = !std::is_same_v<T, float>;
+  const int64_t W = g.in.w, plane = g.in.h * W, out_plane = g.out_h * g.out_w;
+  std::vector<float> wide(kWiden ? 2 * W + g.out_w : 0);  // two input rows, then one output row
+  for (int64_t p = begin; p < end; ++p) {
+    for (int64_t oh = 0; oh < g.out_h; ++oh) {
+      const float* top;
+      float* y;
+      if constexpr (kWiden) {
+        const T* rows = in + p * plane + 2 * oh * W;
+        for (int64_t i = 0; i < 2 * W; ++i) wide[i] = static_cast<float>(rows[i]);
+        top = wide.data();
+        y = wide.data() + 2 * W;
+      } else {
+        top = in + p * plane + 2 * oh * W;
+        y = out + p * out_plane + oh * g.out_w;
+      }
+      for (int64_t ow = 0; ow < g.out_w; ow += kLanes) {
+        const int n = static_cast<int>(std::min<int64_t>(kLanes, g.out_w - ow));
+        const int first_half = std::min(2 * n, kLanes), second_half = 2 * n - first_half;
+        VecF taps[4];  // window order: (top, left), (top, right), (bottom, left), (bottom, right)
+        for (int row = 0; row < 2; ++row) {
+          const float* x = top + row * W + 2 * ow;
+          cpu::vec::deinterleave(VecF::load_partial(x, first_half), VecF::load_partial(x + kLanes, second_half),
+                            taps[2 * row], taps[2 * row + 1]);
+        }
+        VecF best = taps[0], tap = VecF(0.0f);
+        for (int t = 1; t < 4; ++t) {
+          const cpu::vec::MaskF take = (taps[t] > best) | (taps[t] != taps[t]);
+          best = cpu::vec::blend(take, taps[t], best);
+          if constexpr (kIndices) tap = cpu::vec::blend(take, VecF(static_cast<float>(t)), tap);
+        }
+        best.store_partial(y + ow, n);
+        if constexpr (kIndices) {
+          float won[kLanes];
+          tap.store(won);
+          int64_t* yi = indices + p * out_plane + oh * g.out_w + ow;
+          for (int k = 0; k < n; ++k) {
+            const int t = static_cast<int>(won[k]);
+            yi[k] = (2 * oh + t / 2) * W + 2 * (ow + k) + t % 2;
+          }
+        }
+      }
+      if constexpr (kWiden) {
+        T* narrow = out + p * out_plane + oh * g.out_w;
+        for (int64_t ow = 0; ow < g.out_w; ++ow) narrow[ow] = static_cast<T>(y[ow]);
+      }
+    }
+  }
+}
+
+TensorPair max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const Pool2d g =
+      pool_geometry("max_pool2d_with_indices", self.sizes(), kernel_size, stride, padding, dilation, ceil_mode);
+  const DimVector shape = with_spatial(self.sizes(), g.out_h, g.out_w);
+  Tensor out = make_empty(shape, self.dtype(), self.device());
+  Tensor indices = make_empty(shape, DType::Int64, self.device());
+  if (out.numel() == 0) return {out, indices};
+  const Tensor x = self.contiguous();
+  const int64_t work = g.out_h * g.out_w * g.kernel.h * g.kernel.w;
+  dispatch_floating(self.dtype(), "max_pool2d_with_indices", [&]<class T>() {
+    parallel_for(0, g.in.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
+      if constexpr (!std::is_same_v<T, double>) {
+        if (is_2x2_stride_2(g)) {
+          max_pool_2x2_planes<T, true>(x.data_ptr<T>(), out.data_ptr<T>(), indices.data_ptr<int64_t>(), g, b, e);
+          return;
+        }
+      }
+      max_pool_planes<T, true>(x.data_ptr<T>(), out.data_ptr<T>(), indices.data_ptr<int64_t>(), g, b, e);
+    });
+  });
+  return {out, indices};
+}
+
+Tensor max_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, bool ceil_mode) {
+  const Pool2d g = pool_geometry("max_pool2d", self.sizes(), kernel_size, stride, padding, dilation, ceil_mode);
+  Tensor out = make_empty(with_spatial(self.sizes(), g.out_h, g.out_w), self.dtype(), self.device());
+  if (out.numel() == 0) return out;
+  const Tensor x = self.contiguous();
+  const int64_t work = g.out_h * g.out_w * g.kernel.h * g.kernel.w;
+  dispatch_floating(self.dtype(), "max_pool2d", [&]<class T>() {
+    parallel_for(0, g.in.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
+      if constexpr (!std::is_same_v<T, double>) {
+        if (is_2x2_stride_2(g)) {
+          max_pool_2x2_planes<T, false>(x.data_ptr<T>(), out.data_ptr<T>(), nullptr, g, b, e);
+          return;
+        }
+      }
+      max_pool_planes<T, false>(x.data_ptr<T>(), out.data_ptr<T>(), nullptr, g, b, e);
+    });
+  });
+  return out;
+}
+
+// Runs `scatter(plane index, grad plane, accumulator plane)` over the planes of grad_input,
+// with the accumulators zeroed and in float for f16/bf16.
+template <class T, class F>
+void scatter_planes(const Tensor& grad, Tensor& grad_input, const Planes& in, int64_t out_plane, F scatter) {
+  using A = acc_t<T>;
+  const int64_t plane = in.h * in.w;
+  parallel_for(0, in.count, planes_per_chunk(plane + out_plane), [&](int64_t b, int64_t e) {
+    std::vector<A> scratch(std::is_same_v<T, A> ? 0 : static_cast<size_t>(plane));
+    for (int64_t p = b; p < e; ++p) {
+      T* gi = grad_input.data_ptr<T>() + p * plane;
+      A* acc = std::is_same_v<T, A> ? reinterpret_cast<A*>(gi) : scratch.data();
+      std::fill(acc, acc + plane, A(0));
+      scatter(p, grad.data_ptr<T>() + p * out_plane, acc);
+      if constexpr (!std::is_same_v<T, A>) std::copy(acc, acc + plane, gi);
+    }
+  });
+}
+
+// grad_output (P, OH, OW), indices (P, OH, OW) -> grad_input with input_size.
+Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Tensor& indices, IntArrayRef input_size) {
+  const char* op = "max_pool2d_with_indices_backward";
+  const Planes in = planes_of(input_size, op);
+  EMBER_CHECK(indices.dtype() == DType::Int64, op, ": expected int64 indices, got ", indices.dtype());
+  EMBER_CHECK(grad_output.sizes() == indices.sizes(), op, ": grad_output shape ", grad_output.sizes(),
+              " differs from the indices' shape ", indices.sizes());
+  EMBER_CHECK(grad_output.dim() == static_cast<int64_t>(input_size.size()) &&
+                  IntArrayRef(with_spatial(grad_output.sizes(), in.h, in.w)) == input_size,
+              op, ": grad_output shape ", grad_output.sizes(), " does not match the input shape ", input_size,
+              " outside the last two dims");
+  Tensor grad_input = make_empty(input_size, grad_output.dtype(), grad_output.device());
+  if (grad_input.numel() == 0) return grad_input;
+  const Tensor g = grad_output.contiguous(), idx = indices.contiguous();
+  const int64_t plane = in.h * in.w, out_plane = g.size(-1) * g.size(-2);
+  dispatch_floating(grad_output.dtype(), op, [&]<class T>() {
+    using A = acc_t<T>;
+    scatter_planes<T>(g, grad_input, in, out_plane, [&](int64_t p, const T* go, A* gi) {
+      const int64_t* ix = idx.data_ptr<int64_t>() + p * out_plane;
+      for (int64_t k = 0; k < out_plane; ++k) {
+        const int64_t i = ix[k];
+        EMBER_CHECK(i >= 0 && i < plane, op, ": index ", i, " is outside the input plane of ", in.h, "x", in.w);
+        gi[i] += static_cast<A>(go[k]);
+      }
+    });
+  });
+  return grad_input;
+}
+
+// ---- avg_pool2d ----
+
+// Average pooling's window per output position: clipped to the input, and the
+// size of its clip to the padded input.
+struct AvgSpan {
+  int64_t begin, end, padded;
+};
+
+std::vector<AvgSpan> avg_spans(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t pad) {
+  std::vector<AvgSpan> s(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t b = o * stride - pad, e = std::min(b + k, in + pad);
+    s[o] = {std::max<int64_t>(b, 0), std::min(e, in), e - b};
+  }
+  return s;
+}
+
+struct AvgPool2d {
+  Pool2d g;
+  std::vector<AvgSpan> hs, ws;
+  bool count_include_pad;
+  std::optional<int64_t> divisor_override;
+
+  int64_t divisor(const AvgSpan& h, const AvgSpan& w) const {
+    if (divisor_override) return *divisor_override;
+    return count_include_pad ? h.padded * w.padded : (h.end - h.begin) * (w.end - w.begin);
+  }
+};
+
+AvgPool2d avg_geometry(const char* op, IntArrayRef input, IntArrayRef kernel_size, IntArrayRef stride,
+                       IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                       std::optional<int64_t> divisor_override) {
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor_override must not be zero");
+  const int64_t one = 1;
+  AvgPool2d a{pool_geometry(op, input, kernel_size, stride, padding, IntArrayRef(&one, 1), ceil_mode),
+              {},
+              {},
+              count_include_pad,
+              divisor_override};
+  a.hs = avg_spans(a.g.out_h, a.g.in.h, a.g.kernel.h, a.g.stride.h, a.g.pad.h);
+  a.ws = avg_spans(a.g.out_w, a.g.in.w, a.g.kernel.w, a.g.stride.w, a.g.pad.w);
+  return a;
+}
+
+// (P, H, W) -> (P, OH, OW).
+template <class T>
+void avg_pool_planes(const T* in, T* out, const AvgPool2d& a, int64_t begin, int64_t end) {
+  using A = acc_t<T>;
+  const Pool2d& g = a.g;
+  const int64_t W = g.in.w, plane = g.in.h * W, out_plane = g.out_h * g.out_w;
+  for (int64_t p = begin; p < end; ++p) {
+    const T* x = in + p * plane;
+    T* y = out + p * out_plane;
+    for (int64_t oh = 0; oh < g.out_h; ++oh) {
+      const AvgSpan& h = a.hs[oh];
+      for (int64_t ow = 0; ow < g.out_w; ++ow) {
+        const AvgSpan& w = a.ws[ow];
+        if (h.begin >= h.end || w.begin >= w.end) {  // wholly in the padding (ceil_mode)
+          y[oh * g.out_w + ow] = T(0);
+          continue;
+        }
+        A sum = 0;
+        for (int64_t ih = h.begin; ih < h.end; ++ih) {
+          for (int64_t iw = w.begin; iw < w.end; ++iw) sum += static_cast<A>(x[ih * W + iw]);
+        }
+        y[oh * g.out_w + ow] = static_cast<T>(sum / static_cast<A>(a.divisor(h, w)));
+      }
+    }
+  }
+}
+
+Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                      bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const AvgPool2d a = avg_geometry("avg_pool2d", self.sizes(), kernel_size, stride, padding, ceil_mode,
+                                   count_include_pad, divisor_override);
+  Tensor out = make_empty(with_spatial(self.sizes(), a.g.out_h, a.g.out_w), self.dtype(), self.device());
+  if (out.numel() == 0) return out;
+  const Tensor x = self.contiguous();
+  const int64_t work = a.g.out_h * a.g.out_w * a.g.kernel.h * a.g.kernel.w;
+  dispatch_floating(self.dtype(), "avg_pool2d", [&]<class T>() {
+    parallel_for(0, a.g.in.count, planes_per_chunk(work),
+                 [&](int64_t b, int64_t e) { avg_pool_planes<T>(x.data_ptr<T>(), out.data_ptr<T>(), a, b, e); });
+  });
+  return out;
+}
+
+// Checks that a backward op's grad_output has the forward output's shape.
+void check_grad_shape(const char* op, const Tensor& grad_output, IntArrayRef input_size, int64_t out_h, int64_t out_w) {
+  const DimVector want = with_spatial(input_size, out_h, out_w);
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef(want), op, ": expected grad_output of shape ", IntArrayRef(want),
+              " for an input of shape ", input_size, ", got ", grad_output.sizes());
+}
+
+// For each input position along one dim, the outputs whose windows cover it:
+// [lo, hi) (window starts and ends never decrease, so the range is contiguous).
+std::vector<Span> covering_outputs(const std::vector<AvgSpan>& spans, int64_t in) {
+  std::vector<Span> cover(static_cast<size_t>(in), Span{0, 0});
+  for (int64_t o = 0; o < static_cast<int64_t>(spans.size()); ++o) {
+    for (int64_t i = spans[o].begin; i < spans[o].end; ++i) {
+      if (cover[i].end == 0) cover[i].begin = o;
+      cover[i].end = o + 1;
+    }
+  }
+  return cover;
+}
+
+// The backward of avg_pool2d as a gather: each input element sums
+// grad_output / divisor over the windows that cover it, in (oh, ow) order,
+// and is written once (no zeroing pass, no scatter).
+Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef kernel_size,
+                               IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d_backward";
+  const AvgPool2d a =
+      avg_geometry(op, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  check_grad_shape(op, grad_output, input_size, a.g.out_h, a.g.out_w);
+  Tensor grad_input = make_empty(input_size, grad_output.dtype(), grad_output.device());
+  if (grad_input.numel() == 0) return grad_input;
+  const Tensor g = grad_output.contiguous();
+  const int64_t H = a.g.in.h, W = a.g.in.w, OH = a.g.out_h, OW = a.g.out_w;
+  const std::vector<Span> rows = covering_outputs(a.hs, H), cols = covering_outputs(a.ws, W);
+  dispatch_floating(grad_output.dtype(), op, [&]<class T>() {
+    using A = acc_t<T>;
+    parallel_for(0, a.g.in.count, planes_per_chunk(H * W + OH * OW), [&](int64_t b, int64_t e) {
+      std::vector<A> scaled(static_cast<size_t>(OH * OW));  // grad_output / divisor, per window
+      for (int64_t p = b; p < e; ++p) {
+        const T* go = g.data_ptr<T>() + p * OH * OW;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const AvgSpan &h = a.hs[oh], &w = a.ws[ow];
+            const bool empty = h.begin >= h.end || w.begin >= w.end;
+            scaled[oh * OW + ow] =
+                empty ? A(0) : static_cast<A>(go[oh * OW + ow]) / static_cast<A>(a.divisor(h, w));
+          }
+        }
+        T* gi = grad_input.data_ptr<T>() + p * H * W;
+        for (int64_t ih = 0; ih < H; ++ih) {
+          const Span r = rows[ih];
+          for (int64_t iw = 0; iw < W; ++iw) {
+            const Span c = cols[iw];
+            A sum = 0;
+            for (int64_t oh = r.begin; oh < r.end; ++oh) {
+              for (int64_t ow = c.begin; ow < c.end; ++ow) sum += scaled[oh * OW + ow];
+            }
+            gi[ih * W + iw] = static_cast<T>(sum);
+          }
+        }
+      }
+    });
+  });
+  return grad_input;
+}
+
+// ---- adaptive_avg_pool2d ----
+
+// Output i of `out` averages input [floor(i in / out), ceil((i + 1) in / out)).
+std::vector<Span> adaptive_spans(int64_t out, int64_t in) {
+  std::vector<Span> s(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) s[o] = {(o * in) / out, ((o + 1) * in + out - 1) / out};
+  return s;
+}
+
+Pair adaptive_output(const char* op, IntArrayRef output_size) {
+  const Pair o = pair_arg(output_size, op, "output_size");
+  EMBER_CHECK(o.h >= 0 && o.w >= 0, op, ": output_size must be non-negative, got ", output_size);
+  return o;
+}
+
+// The sum of n contiguous elements in 16 independent partial sums (combined
+// in a fixed order): a long window (a global pool sums a whole plane) is not
+// bound by the latency of one chain of adds, and the compiler can keep the
+// partials in vector registers. The order depends on n only.
+template <class T>
+acc_t<T> contiguous_sum(const T* p, int64_t n) {
+  using A = acc_t<T>;
+  constexpr int64_t kParts = 16;
+  A part[kParts] = {};
+  int64_t i = 0;
+  for (; i + kParts <= n; i += kParts) {
+    for (int64_t k = 0; k < kParts; ++k) part[k] += static_cast<A>(p[i + k]);
+  }
+  A sum = 0;
+  for (int64_t k = 0; k < kParts; ++k) sum += part[k];
+  for (; i < n; ++i) sum += static_cast<A>(p[i]);
+  return sum;
+}
+
+// The sum of an adaptive window: one contiguous run when it spans whole rows.
+template <class T>
+acc_t<T> adaptive_window_sum(const T* x, int64_t W, Span h, Span w) {
+  if (w.begin == 0 && w.end == W) return contiguous_sum(x + h.begin * W, (h.end - h.begin) * W);
+  acc_t<T> sum = 0;
+  for (int64_t ih = h.begin; ih < h.end; ++ih) sum += contiguous_sum(x + ih * W + w.begin, w.end - w.begin);
+  return sum;
+}
+
+template <class T>
+void adaptive_avg_planes(const T* in, T* out, const Planes& pl, const std::vector<Span>& hs,
+                         const std::vector<Span>& ws, int64_t begin, int64_t end) {
+  using A = acc_t<T>;
+  const int64_t W = pl.w, plane = pl.h * W, OH = static_cast<int64_t>(hs.size()), OW = static_cast<int64_t>(ws.size());
+  for (int64_t p = begin; p < end; ++p) {
+    const T* x = in + p * plane;
+    T* y = out + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const Span h = hs[oh];
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const Span w = ws[ow];
+        const A sum = adaptive_window_sum(x, W, h, w);
+        y[oh * OW + ow] = static_cast<T>(sum / static_cast<A>(h.end - h.begin) / static_cast<A>(w.end - w.begin));
+      }
+    }
+  }
+}
+
+Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
+  const char* op = "adaptive_avg_pool2d";
+  const Pair o = adaptive_output(op, output_size);
+  const Planes pl = planes_of(self.sizes(), op);
+  Tensor out = make_empty(with_spatial(self.sizes(), o.h, o.w), self.dtype(), self.device());
+  if (out.numel() == 0) return out;
+  const Tensor x = self.contiguous();
+  const std::vector<Span> hs = adaptive_spans(o.h, pl.h), ws = adaptive_spans(o.w, pl.w);
+  const int64_t work = pl.h * pl.w + o.h * o.w;
+  dispatch_floating(self.dtype(), op, [&]<class T>() {
+    parallel_for(0, pl.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
+      adaptive_avg_planes<T>(x.data_ptr<T>(), out.data_ptr<T>(), pl, hs, ws, b, e);
+    });
+  });
+  return out;
+}
+
+Tensor adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, IntArrayRef input_size) {
+  const char* op = "adaptive_avg_pool2d_backward";
+  const Planes pl = planes_of(input_size, op);
+  EMBER_CHECK(grad_output.dim() == static_cast<int64_t>(input_size.size()), op, ": grad_output shape ",
+              grad_output.sizes(), " does not match the input shape ", input_size);
+  const int64_t OH = grad_output.size(-2), OW = grad_output.size(-1);
+  check_grad_shape(op, grad_output, input_size, OH, OW);
+  Tensor grad_input = make_empty(input_size, grad_output.dtype(), grad_output.device());
+  if (grad_input.numel() == 0) return grad_input;
+  const Tensor g = grad_output.contiguous();
+  const std::vector<Span> hs = adaptive_spans(OH, pl.h), ws = adaptive_spans(OW, pl.w);
+  const int64_t W = pl.w;
+  dispatch_floating(grad_output.dtype(), op, [&]<class T>() {
+    using A = acc_t<T>;
+    scatter_planes<T>(g, grad_input, pl, OH * OW, [&](int64_t /*plane*/, const T* go, A* gi) {
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const Span h = hs[oh];
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const Span w = ws[ow];
+          const A delta =
+              static_cast<A>(go[oh * OW + ow]) / static_cast<A>(h.end - h.begin) / static_cast<A>(w.end - w.begin);
+          for (int64_t ih = h.begin; ih < h.end; ++ih) {
+            for (int64_t iw = w.begin; iw < w.end; ++iw) gi[ih * W + iw] += delta;
+          }
+        }
+      }
+    });
+  });
+  return grad_input;
+}
+
+}  // namespace
+
+void register_cpu_pooling_kernels() {
+  op::max_pool2d.impl(DispatchKey::CPU, kFloatingDTypes, &max_pool2d_cpu, "cpu::max_pool2d");
+  op::max_pool2d_with_indices.impl(DispatchKey::CPU, kFloatingDTypes, &max_pool2d_with_indices_cpu,
+                                   "cpu::max_pool2d_with_indices");
+  op::max_pool2d_with_indices_backward.impl(DispatchKey::CPU, kFloatingDTypes, &max_pool2d_with_indices_backward_cpu,
+                                            "cpu::max_pool2d_with_indices_backward");
+  op::avg_pool2d.impl(DispatchKey::CPU, kFloatingDTypes, &avg_pool2d_cpu, "cpu::avg_pool2d");
+  op::avg_pool2d_backward.impl(DispatchKey::CPU, kFloatingDTypes, &avg_pool2d_backward_cpu, "cpu::avg_pool2d_backward");
+  op::adaptive_avg_pool2d.impl(DispatchKey::CPU, kFloatingDTypes, &adaptive_avg_pool2d_cpu, "cpu::adaptive_avg_pool2d");
+  op::adaptive_avg_pool2d_backward.impl(DispatchKey::CPU, kFloatingDTypes, &adaptive_avg_pool2d_backward_cpu,
+                                        "cpu::adaptive_avg_pool2d_backward");
+}
+
+}  // namespace ember
