@@ -26,6 +26,8 @@
 namespace ember {
 
 // Keys from lowest to highest priority. A call runs the highest key present.
+// Tracer and Profiler are reserved for the graph tracer and the profiler (not
+// built yet): nothing sets them today.
 enum class DispatchKey : uint8_t { CPU, CUDA, Autograd, Autocast, Tracer, Profiler };
 inline constexpr int kNumDispatchKeys = 6;
 const char* dispatch_key_name(DispatchKey k);
