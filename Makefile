@@ -1,6 +1,7 @@
 # ember's front door. Each target installs what it needs (tools/bootstrap.sh).
 #   make demo       build, then train the demo CNN on Fashion-MNIST (config/fashion_mnist_cnn.yaml)
-#   make test       build everything and run the unit, golden and cuda tests (CUDA tests skip without a GPU)
+#   make test       build everything and run the unit, golden and cuda tests (CUDA tests skip without a GPU),
+#                   then the libtorch-compatibility example and the installed-tree check
 #   make test-slow  the tests labelled slow
 #   make sanitize   ASan + UBSan build, unit and autograd tests
 #   make bench      build and run the benchmarks (and the libtorch side-by-side when libtorch is installed)
@@ -30,6 +31,7 @@ demo: build
 
 test: build
 	$(CTEST) -L 'unit|autograd|golden|cuda'
+	$(BUILD)/examples/libtorch_compat
 	$(MAKE) --no-print-directory embed-check
 
 test-slow: build

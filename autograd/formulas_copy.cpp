@@ -1,6 +1,6 @@
-// Derivatives of copies and fills (Note [Writing a derivative formula]).
-// An op that overwrites `self` (copy_, fill_, the random fills) cuts self's
-// old values out of the result: self's slot gets no gradient.
+// Derivatives of copies, fills and random draws (Note [Writing a derivative
+// formula]). An op that overwrites `self` (copy_, fill_, the random fills)
+// cuts self's old values out of the result: self's slot gets no gradient.
 #include "autograd/formula.h"
 #include "core/op_decls.h"
 #include "ember/ops.h"
@@ -21,6 +21,9 @@ TensorList copy_backward(const GradContext& ctx, const TensorList& grads) {
 // depend on the old ones.
 TensorList overwrite_backward(const GradContext&, const TensorList&) { return {Tensor()}; }
 
+// bernoulli_(self, p): 0/1 draws, piecewise constant in p (as PyTorch, a zero gradient).
+TensorList draws_backward(const GradContext& ctx, const TensorList&) { return TensorList(ctx.num_slots()); }
+
 TensorList clone_backward(const GradContext&, const TensorList& grads) { return {grads[0]}; }
 
 }  // namespace
@@ -32,6 +35,8 @@ void register_copy_formulas() {
   register_formula(op::normal_.entry(), Formula{{}, false, &overwrite_backward});
   register_formula(op::random_.entry(), Formula{{}, false, &overwrite_backward});
   register_formula(op::clone.entry(), Formula{{}, false, &clone_backward});
+  register_formula(op::bernoulli_.entry(), Formula{{}, false, &draws_backward});
+  register_non_differentiable(op::multinomial.entry());
 }
 
 }  // namespace ember::autograd

@@ -109,6 +109,36 @@ TensorList remainder_backward(const GradContext& c, const TensorList& grads) {
   return out;
 }
 
+// atan2(a, b) = angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+TensorList atan2_backward(const GradContext& c, const TensorList& grads) {
+  const Tensor a = c.saved(0), b = c.saved(1);
+  const Tensor scaled = grads[0] / (a * a + b * b);
+  TensorList out(c.num_slots());
+  if (c.needs_grad(0)) out[c.slot(0)] = reduce_to(scaled * b, c.meta(0));
+  if (c.needs_grad(1)) out[c.slot(1)] = reduce_to(-scaled * a, c.meta(1));
+  return out;
+}
+
+// d logaddexp(a, b) / da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b).
+TensorList logaddexp_backward(const GradContext& c, const TensorList& grads) {
+  const Tensor diff = c.saved(0) - c.saved(1);
+  TensorList out(c.num_slots());
+  if (c.needs_grad(0)) out[c.slot(0)] = reduce_to(grads[0] * diff.sigmoid(), c.meta(0));
+  if (c.needs_grad(1)) out[c.slot(1)] = reduce_to(grads[0] * (-diff).sigmoid(), c.meta(1));
+  return out;
+}
+
+// lerp(self, end, w) = self + w (end - self).
+TensorList lerp_backward(const GradContext& c, const TensorList& grads) {
+  const Tensor& g = grads[0];
+  const Tensor self = c.saved(0), end = c.saved(1), w = c.saved(2);
+  TensorList out(c.num_slots());
+  if (c.needs_grad(0)) out[c.slot(0)] = reduce_to(g * (1 - w), c.meta(0));
+  if (c.needs_grad(1)) out[c.slot(1)] = reduce_to(g * w, c.meta(1));
+  if (c.needs_grad(2)) out[c.slot(2)] = reduce_to(g * (end - self), c.meta(2));
+  return out;
+}
+
 // where(condition, self, other): the condition gets no gradient.
 TensorList where_backward(const GradContext& c, const TensorList& grads) {
   const Tensor condition = c.saved(0);
@@ -162,6 +192,14 @@ Tensor sin_d(const Tensor& g, const Tensor& x) { return g * x.cos(); }
 Tensor cos_d(const Tensor& g, const Tensor& x) { return -g * x.sin(); }
 Tensor tan_d(const Tensor& g, const Tensor& y) { return g * (y * y + 1); }
 Tensor tanh_d(const Tensor& g, const Tensor& y) { return g * (1 - y * y); }
+Tensor asin_d(const Tensor& g, const Tensor& x) { return g * (1 - x * x).rsqrt(); }
+Tensor acos_d(const Tensor& g, const Tensor& x) { return -g * (1 - x * x).rsqrt(); }
+Tensor atan_d(const Tensor& g, const Tensor& x) { return g / (x * x + 1); }
+Tensor sinh_d(const Tensor& g, const Tensor& x) { return g * x.cosh(); }
+Tensor cosh_d(const Tensor& g, const Tensor& x) { return g * x.sinh(); }
+Tensor asinh_d(const Tensor& g, const Tensor& x) { return g * (x * x + 1).rsqrt(); }
+Tensor acosh_d(const Tensor& g, const Tensor& x) { return g * (x * x - 1).rsqrt(); }
+Tensor atanh_d(const Tensor& g, const Tensor& x) { return g / (1 - x * x); }
 Tensor sigmoid_d(const Tensor& g, const Tensor& y) { return g * (y * (1 - y)); }
 Tensor relu_d(const Tensor& g, const Tensor& y) { return op::threshold_backward.call(g, y, 0); }
 Tensor erf_d(const Tensor& g, const Tensor& x) { return g * (-x * x).exp() * std::numbers::inv_sqrtpi * 2; }
@@ -230,6 +268,9 @@ void register_elementwise_formulas() {
   register_formula(op::minimum.entry(), Formula{{0, 1}, false, &extremum_backward<false>});
   register_formula(op::remainder.entry(), Formula{{0, 1}, false, &remainder_backward});
   register_formula(op::where.entry(), Formula{{0}, false, &where_backward});
+  register_formula(op::atan2.entry(), Formula{{0, 1}, false, &atan2_backward});
+  register_formula(op::logaddexp.entry(), Formula{{0, 1}, false, &logaddexp_backward});
+  register_formula(op::lerp.entry(), Formula{{0, 1, 2}, false, &lerp_backward});
 
   unary_on_input<&neg_d>(op::neg.entry());
   unary_on_input<&abs_d>(op::abs.entry());
@@ -246,6 +287,14 @@ void register_elementwise_formulas() {
   unary_on_input<&cos_d>(op::cos.entry());
   unary_on_result<&tan_d>(op::tan.entry());
   unary_on_result<&tanh_d>(op::tanh.entry());
+  unary_on_input<&asin_d>(op::asin.entry());
+  unary_on_input<&acos_d>(op::acos.entry());
+  unary_on_input<&atan_d>(op::atan.entry());
+  unary_on_input<&sinh_d>(op::sinh.entry());
+  unary_on_input<&cosh_d>(op::cosh.entry());
+  unary_on_input<&asinh_d>(op::asinh.entry());
+  unary_on_input<&acosh_d>(op::acosh.entry());
+  unary_on_input<&atanh_d>(op::atanh.entry());
   unary_on_result<&sigmoid_d>(op::sigmoid.entry());
   unary_on_result<&relu_d>(op::relu.entry());
   unary_on_input<&silu_d>(op::silu.entry());

@@ -83,6 +83,8 @@ void register_shape_formulas() {
   register_formula(op::sort.entry(), Formula{{}, true, &sort_backward});
   register_formula(op::topk.entry(), Formula{{}, true, &topk_backward});
   register_non_differentiable(op::one_hot.entry());
+  register_non_differentiable(op::unique.entry());
+  register_non_differentiable(op::searchsorted.entry());
 }
 
 }  // namespace ember::autograd

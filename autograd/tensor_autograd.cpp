@@ -81,6 +81,24 @@ bool Tensor::retains_grad() const {
   return m && m->retained_grad;
 }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  EMBER_CHECK(defined() && new_data.defined(), "set_data: ", defined() ? "new_data" : "the tensor", " is undefined");
+  EMBER_CHECK(is_leaf(), "set_data: only a leaf's data can be replaced; this tensor has grad_fn ", grad_fn()->name());
+  EMBER_CHECK(!requires_grad() || new_data.is_floating_point(), "set_data: the tensor requires grad, so new_data ",
+              "must be floating point, got ", new_data.dtype());
+  const bool same_kind =
+      dtype() == new_data.dtype() && device() == new_data.device() && sizes() == new_data.sizes();
+  impl()->set_data_from(*new_data.impl());
+  // The accumulator's input meta still describes the old data, and the engine
+  // would convert incoming gradients to it; a fresh one is made on next use.
+  AutogradMeta* m = get_meta(*this);
+  if (!same_kind && m && m->grad_accumulator) {
+    static_cast<autograd::AccumulateGrad*>(m->grad_accumulator.get())->forget_variable();
+    autograd::release_node(std::move(m->grad_accumulator));
+    m->grad_accumulator = nullptr;
+  }
+}
+
 Tensor Tensor::detach() const {
   Tensor out = autograd::data_alias(*this);
   return out;

@@ -12,7 +12,17 @@
 
 namespace ember {
 
-Tensor empty(IntArrayRef sizes, TensorOptions o) { return make_empty(sizes, o.dtype_, o.device_); }
+namespace {
+// Applies the options' requires_grad to a finished factory result.
+Tensor with_requires_grad(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad_) t.requires_grad_(true);
+  return t;
+}
+}  // namespace
+
+Tensor empty(IntArrayRef sizes, TensorOptions o) {
+  return with_requires_grad(make_empty(sizes, o.dtype_, o.device_), o);
+}
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   EMBER_CHECK(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
@@ -26,7 +36,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   }
   Tensor base = make_empty({extent}, o.dtype_, o.device_);
   // Not a view: nothing else can see `base`.
-  return Tensor(make_intrusive<TensorImpl>(base.impl()->storage(), o.dtype_, sizes, strides, 0));
+  return with_requires_grad(Tensor(make_intrusive<TensorImpl>(base.impl()->storage(), o.dtype_, sizes, strides, 0)), o);
 }
 
 // zeros and ones take the options' dtype (float32 unless set); full infers it from the value.
@@ -35,7 +45,8 @@ Tensor ones(IntArrayRef sizes, TensorOptions o) { return full(sizes, 1, o.dtype(
 
 Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions o) {
   Tensor t = make_empty(sizes, o.dtype_set_ ? o.dtype_ : (value.is_floating_point() ? DType::Float32 : value.default_dtype()), o.device_);
-  return op::fill_.call(t, value);
+  op::fill_.call(t, value);
+  return with_requires_grad(t, o);
 }
 
 namespace {
@@ -50,10 +61,10 @@ TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o) {
 // Fills a CPU tensor of `dtype` from a function of the index, then moves it.
 template <class F>
 Tensor from_index_fn(int64_t n, IntArrayRef sizes, DType dtype, Device device, F value_at) {
-  Tensor host = make_empty({n}, DType::Float64, Device::cpu());
+  Tensor host = make_empty(sizes, DType::Float64, Device::cpu());
   double* p = host.data_ptr<double>();
   for (int64_t i = 0; i < n; ++i) p[i] = value_at(i);
-  return host.to(dtype).view(sizes).to(device);
+  return host.to(dtype).to(device);
 }
 
 }  // namespace
@@ -84,12 +95,13 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
       Tensor host = make_empty({count}, DType::Int64, Device::cpu());
       int64_t* p = host.data_ptr<int64_t>();
       for (int64_t i = 0; i < count; ++i) p[i] = is + i * ist;
-      return host.to(dtype).to(o.device_);
+      return with_requires_grad(host.to(dtype).to(o.device_), o);
     }
   } else {
     n = static_cast<int64_t>(std::ceil((e - s) / st));
   }
-  return from_index_fn(n, {n}, dtype, o.device_, [&](int64_t i) { return s + static_cast<double>(i) * st; });
+  return with_requires_grad(
+      from_index_fn(n, {n}, dtype, o.device_, [&](int64_t i) { return s + static_cast<double>(i) * st; }), o);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions o) {
@@ -99,16 +111,21 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
   const double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   // Symmetric like PyTorch: the second half counts back from the end.
   const int64_t half = steps / 2;
-  return from_index_fn(steps, {steps}, dtype, o.device_, [&](int64_t i) {
-    return i < half ? s + step * static_cast<double>(i) : e - step * static_cast<double>(steps - 1 - i);
-  });
+  return with_requires_grad(from_index_fn(steps, {steps}, dtype, o.device_,
+                                           [&](int64_t i) {
+                                             return i < half ? s + step * static_cast<double>(i)
+                                                             : e - step * static_cast<double>(steps - 1 - i);
+                                           }),
+                            o);
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions o) {
   const int64_t cols = m.value_or(n);
   EMBER_CHECK(n >= 0 && cols >= 0, "eye: n and m must be non-negative, got ", n, " and ", cols);
   const DType dtype = o.dtype_set_ ? o.dtype_ : DType::Float32;
-  return from_index_fn(n * cols, {n, cols}, dtype, o.device_, [&](int64_t i) { return i / cols == i % cols ? 1.0 : 0.0; });
+  return with_requires_grad(
+      from_index_fn(n * cols, {n, cols}, dtype, o.device_, [&](int64_t i) { return i / cols == i % cols ? 1.0 : 0.0; }),
+      o);
 }
 
 namespace {
@@ -138,13 +155,13 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
 Tensor rand(IntArrayRef sizes, TensorOptions o, Generator* g) {
   EMBER_CHECK(!o.dtype_set_ || is_floating_point(o.dtype_), "rand: expected a floating dtype, got ", o.dtype_);
   Tensor t = make_empty(sizes, o.dtype_, o.device_);
-  return uniform_(t, 0.0, 1.0, g);
+  return with_requires_grad(uniform_(t, 0.0, 1.0, g), o);
 }
 
 Tensor randn(IntArrayRef sizes, TensorOptions o, Generator* g) {
   EMBER_CHECK(!o.dtype_set_ || is_floating_point(o.dtype_), "randn: expected a floating dtype, got ", o.dtype_);
   Tensor t = make_empty(sizes, o.dtype_, o.device_);
-  return normal_(t, 0.0, 1.0, g);
+  return with_requires_grad(normal_(t, 0.0, 1.0, g), o);
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o, Generator* g) {
@@ -153,7 +170,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions o, Ge
   Generator& gen = g ? *g : default_generator();
   const uint64_t offset = gen.reserve(cpu::blocks_needed_randint(t.numel()));
   op::random_.call(t, low, high, static_cast<int64_t>(gen.seed()), static_cast<int64_t>(offset));
-  return t;
+  return with_requires_grad(t, o);
 }
 
 Tensor rand_like(const Tensor& t, Generator* g) { return rand(t.sizes(), t.options(), g); }
@@ -185,7 +202,7 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
               },
               o.device_);
   auto storage = make_intrusive<StorageImpl>(std::move(ptr), nbytes);
-  return Tensor(make_intrusive<TensorImpl>(std::move(storage), o.dtype_, sizes, strides, 0));
+  return with_requires_grad(Tensor(make_intrusive<TensorImpl>(std::move(storage), o.dtype_, sizes, strides, 0)), o);
 }
 
 namespace {
@@ -194,7 +211,7 @@ Tensor tensor_from_values(std::initializer_list<T> values, TensorOptions o) {
   const int64_t n = static_cast<int64_t>(values.size());
   Tensor host = make_empty({n}, dtype_v<T>, Device::cpu());
   std::copy(values.begin(), values.end(), host.data_ptr<T>());
-  return host.to(o.device_, o.dtype_);
+  return with_requires_grad(host.to(o.device_, o.dtype_), o);
 }
 }  // namespace
 
@@ -205,7 +222,7 @@ Tensor tensor(std::initializer_list<bool> v, TensorOptions o) { return tensor_fr
 Tensor tensor(std::initializer_list<int> v, TensorOptions o) {
   Tensor host = make_empty({static_cast<int64_t>(v.size())}, DType::Int32, Device::cpu());
   std::copy(v.begin(), v.end(), host.data_ptr<int32_t>());
-  return host.to(o.device_, o.dtype_);
+  return with_requires_grad(host.to(o.device_, o.dtype_), o);
 }
 
 Tensor scalar_tensor(const Scalar& value, TensorOptions o) {

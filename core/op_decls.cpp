@@ -14,6 +14,7 @@
 #include "core/op_decls_attention.h"
 #include "core/op_decls_conv.h"
 #include "core/op_decls_indexing.h"
+#include "core/op_decls_linalg.h"
 #include "core/op_decls_loss.h"
 #include "core/op_decls_norm.h"
 #include "core/op_decls_optim.h"
@@ -37,6 +38,7 @@ EMBER_ACTIVATION_OPS(EMBER_DEFINE_FIRST)
 EMBER_ATTENTION_OPS(EMBER_DEFINE_FIRST)
 EMBER_CONV_OPS(EMBER_DEFINE_FIRST)
 EMBER_INDEXING_OPS(EMBER_DEFINE_FIRST)
+EMBER_LINALG_OPS(EMBER_DEFINE_FIRST)
 EMBER_LOSS_OPS(EMBER_DEFINE_FIRST)
 EMBER_NORM_OPS(EMBER_DEFINE_FIRST)
 EMBER_OPTIM_OPS(EMBER_DEFINE_FIRST)

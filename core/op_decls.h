@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/dispatcher.h"
+#include "ember/unary_op_list.h"
 
 namespace ember {
 // Two or three results, e.g. (values, indices); a name keeps the macro arguments comma-free.
@@ -44,13 +45,16 @@ using TensorTriple = std::tuple<Tensor, Tensor, Tensor>;
   X(logical_and, "logical_and(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
   X(logical_or,  "logical_or(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
   X(logical_xor, "logical_xor(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
-  X(where, "where(Tensor condition, Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&, const Tensor&))
+  X(where, "where(Tensor condition, Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&, const Tensor&)) \
+  X(atan2,  "atan2(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&)) \
+  X(atan2_, "atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&)) \
+  X(logaddexp, "logaddexp(Tensor self, Tensor other) -> Tensor", Tensor(const Tensor&, const Tensor&))
 
 // Unary ops whose output dtype follows the input (integers promote to float32
-// for the transcendental ones, as in PyTorch); each has an in-place form `name_`.
-#define EMBER_UNARY_OPS(X) \
-  X(neg) X(abs) X(sign) X(exp) X(exp2) X(log) X(log2) X(log1p) X(expm1) X(sqrt) X(rsqrt) X(reciprocal) \
-  X(sin) X(cos) X(tan) X(tanh) X(sigmoid) X(relu) X(silu) X(erf) X(floor) X(ceil) X(round) X(trunc)
+// for the transcendental ones, as in PyTorch); each has an in-place form
+// `name_`. The list is public (ember/unary_op_list.h): it also generates the
+// free functions and Tensor methods.
+#define EMBER_UNARY_OPS(X) EMBER_FORALL_UNARY_OPS(X)
 
 #define EMBER_FIRST_TENSOR_OPS(X) \
   /* elementwise with extra arguments */ \
@@ -63,6 +67,8 @@ using TensorTriple = std::tuple<Tensor, Tensor, Tensor>;
   X(clamp_, "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)) \
   X(masked_fill, "masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor", Tensor(const Tensor&, const Tensor&, const Scalar&)) \
   X(masked_fill_, "masked_fill_(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&, const Scalar&)) \
+  X(lerp, "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor", Tensor(const Tensor&, const Tensor&, const Tensor&)) \
+  X(lerp_, "lerp_(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&, const Tensor&)) \
   /* copies and fills */ \
   X(copy_, "copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&)) \
   X(fill_, "fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", Tensor(const Tensor&, const Scalar&)) \
@@ -70,6 +76,8 @@ using TensorTriple = std::tuple<Tensor, Tensor, Tensor>;
   X(uniform_, "uniform_(Tensor(a!) self, float low, float high, int seed, int offset) -> Tensor(a!)", Tensor(const Tensor&, double, double, int64_t, int64_t)) \
   X(normal_, "normal_(Tensor(a!) self, float mean, float std, int seed, int offset) -> Tensor(a!)", Tensor(const Tensor&, double, double, int64_t, int64_t)) \
   X(random_, "random_(Tensor(a!) self, int low, int high, int seed, int offset) -> Tensor(a!)", Tensor(const Tensor&, int64_t, int64_t, int64_t, int64_t)) \
+  X(bernoulli_, "bernoulli_(Tensor(a!) self, Tensor p, int seed, int offset) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&, int64_t, int64_t)) \
+  X(multinomial, "multinomial(Tensor self, int num_samples, bool replacement, int seed, int offset) -> Tensor", Tensor(const Tensor&, int64_t, bool, int64_t, int64_t)) \
   /* views: share storage */ \
   X(view, "view(Tensor(a) self, int[] size) -> Tensor(a)", Tensor(const Tensor&, IntArrayRef)) \
   X(permute, "permute(Tensor(a) self, int[] dims) -> Tensor(a)", Tensor(const Tensor&, IntArrayRef)) \
@@ -109,7 +117,9 @@ using TensorTriple = std::tuple<Tensor, Tensor, Tensor>;
   X(triu, "triu(Tensor self, int diagonal=0) -> Tensor", Tensor(const Tensor&, int64_t)) \
   X(one_hot, "one_hot(Tensor self, int num_classes=-1) -> Tensor", Tensor(const Tensor&, int64_t)) \
   X(sort, "sort(Tensor self, int dim=-1, bool descending=False, bool stable=False) -> (Tensor values, Tensor indices)", TensorPair(const Tensor&, int64_t, bool, bool)) \
-  X(topk, "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", TensorPair(const Tensor&, int64_t, int64_t, bool, bool))
+  X(topk, "topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", TensorPair(const Tensor&, int64_t, int64_t, bool, bool)) \
+  X(unique, "unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor values, Tensor inverse, Tensor counts)", TensorTriple(const Tensor&, bool, bool, bool)) \
+  X(searchsorted, "searchsorted(Tensor sorted_sequence, Tensor self, bool out_int32=False, bool right=False) -> Tensor", Tensor(const Tensor&, const Tensor&, bool, bool))
 
 #define EMBER_PROMOTE_OPS(X) \
   X(mm, "mm(Tensor self, Tensor mat2) -> Tensor", Tensor(const Tensor&, const Tensor&)) \

@@ -56,6 +56,8 @@ Tensor softplus(const Tensor& t, const Scalar& beta, const Scalar& threshold) {
   return op::softplus.call(t, beta, threshold);
 }
 Tensor isnan(const Tensor& t) { return op::isnan.call(t); }
+Tensor atan2(const Tensor& a, const Tensor& b) { return op::atan2.call(a, b); }
+Tensor logaddexp(const Tensor& a, const Tensor& b) { return op::logaddexp.call(a, b); }
 Tensor isinf(const Tensor& t) { return op::isinf.call(t); }
 
 #define EMBER_UNARY_FN(name) \
@@ -146,6 +148,12 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   op::clamp_.call(*this, min, max);
   return *this;
 }
+Tensor Tensor::atan2(const Tensor& o) const { return op::atan2.call(*this, o); }
+Tensor& Tensor::atan2_(const Tensor& o) {
+  op::atan2_.call(*this, o);
+  return *this;
+}
+Tensor Tensor::logaddexp(const Tensor& o) const { return op::logaddexp.call(*this, o); }
 Tensor Tensor::gelu(std::string_view approximate) const { return op::gelu.call(*this, approximate); }
 Tensor Tensor::softplus(const Scalar& beta, const Scalar& threshold) const {
   return op::softplus.call(*this, beta, threshold);

@@ -53,6 +53,8 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   return op::as_strided.call(*this, sizes, strides, offset);
 }
 
+Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) { return t.flatten(start_dim, end_dim); }
+
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (dim() == 0) return reshape({1});
   const int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");

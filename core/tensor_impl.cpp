@@ -44,6 +44,17 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, i
   refresh();
 }
 
+void TensorImpl::set_data_from(const TensorImpl& other) {
+  storage_ = other.storage_;
+  dtype_ = other.dtype_;
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  view_base_ = other.view_base_;
+  keys_ = keys_.remove(DispatchKey::CPU).remove(DispatchKey::CUDA).add(backend_key(storage_->device()));
+  refresh();
+}
+
 void TensorImpl::refresh() {
   numel_ = 1;
   for (int64_t s : sizes_) numel_ *= s;

@@ -139,7 +139,8 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
   return op::embedding.call(weight, input, padding_idx);
 }
 
-Tensor dropout(const Tensor& input, double p, bool training, Generator* generator) {
+Tensor dropout(const Tensor& input, Probability probability, Flag training, Generator* generator) {
+  const double p = probability;
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "dropout: dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0.0 || input.numel() == 0) return input;
   Generator& gen = generator ? *generator : default_generator();

@@ -2,20 +2,54 @@
 // state_dict lives in module_state.cpp, printing in module_print.cpp.
 #include "ember/nn/module.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <ostream>
+#include <string_view>
+#include <typeinfo>
 
 #include "ember/autograd.h"
 
 namespace ember::nn {
 
+namespace {
+
+// "ns::NetImpl" -> "Net": the demangled class name without its namespaces
+// (those outside template arguments) and a trailing "Impl".
+std::string type_name(const std::type_info& type) {
+  int status = 0;
+  const std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(type.name(), nullptr, nullptr, &status),
+                                                         std::free);
+  std::string name = status == 0 && demangled ? demangled.get() : type.name();
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (depth == 0 && name.compare(i, 2, "::") == 0) start = i + 2;
+  }
+  name = name.substr(start);
+  constexpr std::string_view kImpl = "Impl";
+  if (name.size() > kImpl.size() && name.ends_with(kImpl)) name.resize(name.size() - kImpl.size());
+  return name;
+}
+
+}  // namespace
+
 Module::Module(std::string name) : name_(std::move(name)) {}
 
-void Module::pretty_print(std::ostream& os) const { os << name_ << "()"; }
+// Computed on each call rather than cached: during a derived constructor
+// typeid(*this) is still the class under construction.
+std::string Module::name() const { return name_.empty() ? type_name(typeid(*this)) : name_; }
+
+void Module::pretty_print(std::ostream& os) const { os << name() << "()"; }
 
 void Module::check_new_name(const std::string& name, const char* what) const {
-  EMBER_CHECK(!name.empty(), name_, "::", what, ": the name is empty");
-  EMBER_CHECK(name.find('.') == std::string::npos, name_, "::", what, ": name '", name,
+  EMBER_CHECK(!name.empty(), this->name(), "::", what, ": the name is empty");
+  EMBER_CHECK(name.find('.') == std::string::npos, this->name(), "::", what, ": name '", name,
               "' contains '.', which separates the parts of a state_dict key");
   const auto taken = [&](const auto& list) {
     return std::any_of(list.begin(), list.end(), [&](const auto& entry) {
@@ -23,7 +57,7 @@ void Module::check_new_name(const std::string& name, const char* what) const {
       else return entry.first == name;
     });
   };
-  EMBER_CHECK(!taken(parameters_) && !taken(buffers_) && !taken(children_), name_, "::", what, ": name '", name,
+  EMBER_CHECK(!taken(parameters_) && !taken(buffers_) && !taken(children_), this->name(), "::", what, ": name '", name,
               "' is already registered in this module");
 }
 
@@ -46,19 +80,19 @@ Tensor& Module::register_buffer(std::string name, Tensor tensor) {
 
 void Module::add_child(std::string name, std::shared_ptr<Module> child) {
   check_new_name(name, "register_module");
-  EMBER_CHECK(child != nullptr, name_, "::register_module: module '", name, "' is empty (nullptr)");
+  EMBER_CHECK(child != nullptr, this->name(), "::register_module: module '", name, "' is empty (nullptr)");
   children_.emplace_back(std::move(name), std::move(child));
 }
 
 void Module::replace_child(const std::string& name, std::shared_ptr<Module> child) {
-  EMBER_CHECK(child != nullptr, name_, "::replace_module: module '", name, "' is empty (nullptr)");
+  EMBER_CHECK(child != nullptr, this->name(), "::replace_module: module '", name, "' is empty (nullptr)");
   for (auto& [child_name, current] : children_) {
     if (child_name == name) {
       current = std::move(child);
       return;
     }
   }
-  EMBER_FAIL(name_, "::replace_module: no child named '", name, "'");
+  EMBER_FAIL(this->name(), "::replace_module: no child named '", name, "'");
 }
 
 // ---- traversal ----
@@ -101,10 +135,9 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
   return out;
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_children() const { return children_; }
+NamedModules Module::named_children() const { return children_; }
 
-void Module::collect_modules(std::vector<std::pair<std::string, std::shared_ptr<Module>>>& out,
-                             const std::string& prefix) {
+void Module::collect_modules(NamedModules& out, const std::string& prefix) {
   for (const auto& [name, child] : children_) {
     const std::string path = prefix.empty() ? name : prefix + "." + name;
     out.emplace_back(path, child);
@@ -112,11 +145,11 @@ void Module::collect_modules(std::vector<std::pair<std::string, std::shared_ptr<
   }
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules(bool include_self) {
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
+NamedModules Module::named_modules(bool include_self) {
+  NamedModules out;
   if (include_self) {
     std::shared_ptr<Module> self = weak_from_this().lock();
-    EMBER_CHECK(self != nullptr, name_,
+    EMBER_CHECK(self != nullptr, this->name(),
                 "::named_modules: the module is not owned by a shared_ptr; create it through its holder "
                 "(e.g. Linear(...)) or std::make_shared, or pass include_self=false");
     out.emplace_back("", std::move(self));
@@ -150,29 +183,29 @@ void Module::for_each_slot(const std::function<void(Slot&, bool is_parameter)>& 
 }
 
 namespace {
-// A new leaf holding `old` converted by `convert`, keeping requires_grad and
-// (converted) the grad.
-Tensor converted_leaf(const Tensor& old, const std::function<Tensor(const Tensor&)>& convert) {
+// Swaps `t`'s data for its conversion, keeping the tensor itself (and so
+// every handle to it, an optimiser's included) and its requires_grad; the
+// grad is converted too.
+void convert_in_place(const Tensor& t, const std::function<Tensor(const Tensor&)>& convert) {
   NoGradGuard no_grad;
-  Tensor fresh = convert(old.detach());
-  if (old.requires_grad()) fresh.requires_grad_(true);
-  if (const Tensor grad = old.grad(); grad.defined()) fresh.set_grad(convert(grad));
-  return fresh;
+  const Tensor grad = t.grad();
+  t.set_data(convert(t.detach()));
+  if (grad.defined()) t.set_grad(convert(grad.detach()));
 }
 }  // namespace
 
 void Module::to(DType dtype) {
-  EMBER_CHECK(is_floating_point(dtype), name_, "::to: modules convert to floating-point dtypes only, got ", dtype);
+  EMBER_CHECK(is_floating_point(dtype), name(), "::to: modules convert to floating-point dtypes only, got ", dtype);
   for_each_slot([&](Slot& slot, bool) {
     if (!slot.tensor.defined() || !slot.tensor.is_floating_point() || slot.tensor.dtype() == dtype) return;
-    slot.tensor = converted_leaf(slot.tensor, [&](const Tensor& t) { return t.to(dtype); });
+    convert_in_place(slot.tensor, [&](const Tensor& t) { return t.to(dtype); });
   });
 }
 
 void Module::to(Device device) {
   for_each_slot([&](Slot& slot, bool) {
     if (!slot.tensor.defined() || slot.tensor.device() == device) return;
-    slot.tensor = converted_leaf(slot.tensor, [&](const Tensor& t) { return t.to(device); });
+    convert_in_place(slot.tensor, [&](const Tensor& t) { return t.to(device); });
   });
 }
 

@@ -55,7 +55,7 @@ void Module::load_state_dict(const TensorDict& state, bool strict) {
   if (!mismatched.empty()) problems << "\n  size mismatch for " << join(mismatched);
   if (strict && !missing.empty()) problems << "\n  missing keys: " << join(missing);
   if (strict && !unexpected.empty()) problems << "\n  unexpected keys: " << join(unexpected);
-  EMBER_CHECK(problems.str().empty(), name_, "::load_state_dict: the state does not fit the module:", problems.str());
+  EMBER_CHECK(problems.str().empty(), name(), "::load_state_dict: the state does not fit the module:", problems.str());
 
   NoGradGuard no_grad;
   for (auto& [name, target] : targets) {

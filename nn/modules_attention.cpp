@@ -1,7 +1,7 @@
 // MultiheadAttention (include/ember/nn/modules/attention.h): input checks,
 // the projections, PyTorch's masks merged into one, and the choice between
-// the fused kernel (F::scaled_dot_product_attention) and an explicit softmax
-// (when the weights are wanted or dropout is at work).
+// F::scaled_dot_product_attention (fused without dropout) and an explicit
+// softmax (when the weights are wanted).
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -159,17 +159,17 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
   q = split_heads(q, heads), k = split_heads(k, heads), v = split_heads(v, heads);  // (N, H, T, E / H)
 
   const MergedMask mask = merge_masks(key_padding_mask, attn_mask, is_causal, n, heads, l, s, batched, query.dtype());
-  const bool dropout_at_work = is_training() && options.dropout() > 0.0;
+  const double dropout_p = is_training() ? options.dropout() : 0.0;
   Tensor heads_out, weights;  // (N, H, L, E / H), (N, H, L, S)
-  if (!need_weights && !dropout_at_work) {
-    heads_out = F::scaled_dot_product_attention(q, k, v, mask.mask, mask.causal_only);
+  if (!need_weights) {
+    heads_out = F::scaled_dot_product_attention(q, k, v, mask.mask, dropout_p, mask.causal_only);
   } else {
     Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(e / heads)));
     constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
     if (mask.causal_only) scores = scores.masked_fill(ones({l, s}, kBool).triu(1), kMinusInf);
     if (mask.mask && mask.mask->dtype() == kBool) scores = scores.masked_fill(mask.mask->logical_not(), kMinusInf);
     if (mask.mask && mask.mask->dtype() != kBool) scores = scores + *mask.mask;
-    weights = F::dropout(F::softmax(scores, -1), options.dropout(), dropout_at_work);
+    weights = F::dropout(F::softmax(scores, -1), dropout_p, dropout_p > 0.0);
     heads_out = weights.matmul(v);
   }
   Tensor out = out_proj(heads_out.transpose(1, 2).reshape({n, l, e}));  // (N, L, E)

@@ -178,7 +178,14 @@ ParamBatch Optimizer::params_with_grad(ParamGroup& group) {
     batch.params.push_back(p.is_contiguous() ? p : p.contiguous());
     batch.grads.push_back(grad.is_contiguous() ? grad : grad.contiguous());
     batch.originals.push_back(p);
-    batch.states.push_back(&state_[p.impl()]);
+    ParamState& state = state_[p.impl()];
+    // After Module::to() the parameter is the same tensor with new data; its
+    // state follows it to the new dtype and device.
+    for (auto& entry : state.buffers) {
+      Tensor& buffer = entry.second;
+      if (buffer.dtype() != p.dtype() || buffer.device() != p.device()) buffer = buffer.to(p.device(), p.dtype());
+    }
+    batch.states.push_back(&state);
   }
   return batch;
 }

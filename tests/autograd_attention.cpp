@@ -54,7 +54,7 @@ TEST(AttentionBackward, FusedMatchesTheCompositeOnLongSequences) {
     const Tensor q = leaf({2, 3, 150, 24}, 1), k = leaf({2, 1, 150, 24}, 2), v = leaf({2, 1, 150, 20}, 3);
     const Tensor go = randn({2, 3, 150, 20});
     const Grads fused = run({q, k, v}, go, [&](const TensorList& in) {
-      return F::scaled_dot_product_attention(in[0], in[1], in[2], std::nullopt, causal);
+      return F::scaled_dot_product_attention(in[0], in[1], in[2], std::nullopt, 0.0, causal);
     });
     const Grads ref = run({q, k, v}, go, [&](const TensorList& in) {
       return composite(in[0], in[1], in[2], Tensor(), causal);
@@ -84,7 +84,7 @@ TEST(AttentionBackward, Gradgradcheck) {
     const Tensor q = leaf({1, 2, 3, 4}, 1, kFloat64), k = leaf({1, 2, 3, 4}, 2, kFloat64),
                  v = leaf({1, 2, 3, 2}, 3, kFloat64);
     auto fn = [causal](const TensorList& in) {
-      return TensorList{F::scaled_dot_product_attention(in[0], in[1], in[2], std::nullopt, causal)};
+      return TensorList{F::scaled_dot_product_attention(in[0], in[1], in[2], std::nullopt, 0.0, causal)};
     };
     const autograd::GradcheckResult r = autograd::gradgradcheck(fn, {q, k, v});
     EXPECT_TRUE(r) << r.report;
@@ -92,7 +92,7 @@ TEST(AttentionBackward, Gradgradcheck) {
   const Tensor q = leaf({2, 3, 4}, 4, kFloat64), k = leaf({2, 5, 4}, 5, kFloat64), v = leaf({2, 5, 3}, 6, kFloat64),
                mask = leaf({3, 5}, 7, kFloat64);
   auto masked = [](const TensorList& in) {
-    return TensorList{F::scaled_dot_product_attention(in[0], in[1], in[2], in[3], false, 0.7)};
+    return TensorList{F::scaled_dot_product_attention(in[0], in[1], in[2], in[3], 0.0, false, 0.7)};
   };
   const autograd::GradcheckResult r = autograd::gradgradcheck(masked, {q, k, v, mask});
   EXPECT_TRUE(r) << r.report;

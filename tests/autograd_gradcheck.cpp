@@ -144,7 +144,8 @@ TEST(Gradcheck, GradgradcheckFailsWhenBackwardDropsTheGraph) {
 // Float64. Float64 tensor arguments (not Scalars wrapped as 0-d tensors)
 // are the inputs that require grad; integer, bool and other floating
 // arguments (copy_ from float32) stay constants. In-place rows work on a
-// clone of argument 0. Skipped: samples that must raise (an `error`, or a
+// clone of argument 0; a row's gradcheck_wrapper rewrites the arguments
+// (the linalg ops that read one triangle of A). Skipped: samples that must raise (an `error`, or a
 // reference that fails), samples with non-finite tensor values (the
 // "special" ones) or non-finite results (NaN fill values, var of one
 // element, the mean of nothing), and the per-op points listed in kSkips,
@@ -167,6 +168,16 @@ const std::vector<Skip> kSkips = {
     {"uniform_", nullptr, "the values do not depend on self: the gradient is zero by definition"},
     {"normal_", nullptr, "the values do not depend on self: the gradient is zero by definition"},
     {"random_", nullptr, "the values do not depend on self: the gradient is zero by definition"},
+    {"bernoulli_", nullptr, "0/1 draws: piecewise constant in p, the gradient is zero by definition"},
+    {"linalg_qr", "r_mode", "mode='r' computes no Q, and the derivative needs it (an error, as in PyTorch)"},
+    {"linalg_qr", "tall_complete", "Q's last m - n columns are any completion: not differentiable (an error, as in "
+                                   "PyTorch)"},
+    {"linalg_qr", "empty_columns_complete", "complete with m > n (see tall_complete)"},
+    {"linalg_svd", "tall_full", "U's last m - n columns are any completion; their gradient is ignored, so finite "
+                                "differences of them mean nothing"},
+    {"linalg_svd", "wide_full", "Vh's last n - m rows are any completion (see tall_full)"},
+    {"linalg_svd", "rank_deficient", "a zero singular value: U's last column is not determined by A, and its "
+                                     "gradient divides by it (inf, as in PyTorch)"},
 };
 
 const Skip* skip_of(const std::string& op, const std::string& sample) {
@@ -244,6 +255,7 @@ SampleFunction as_function(const OpInfo& row, const Sample& sample) {
       else std::get<TensorList>(call.args[a].payload())[static_cast<size_t>(e)] = x;
     }
     if (in_place) call.args[0] = IValue::Payload(call.args[0].tensor().clone());
+    if (row.gradcheck_wrapper) row.gradcheck_wrapper(call.args);
     return run_sample(row, call);
   };
   return f;

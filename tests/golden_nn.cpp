@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <utility>
 #include <sstream>
 #include <vector>
 
@@ -65,18 +66,22 @@ std::map<std::string, SafetensorsFile>& loaded_files() {
 }
 
 std::vector<NnCase> discover_cases() {
-  const std::string dir = std::string(EMBER_TEST_DATA_DIR) + "/nn";
-  std::vector<std::string> stems;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string f = e->d_name;
-      constexpr std::string_view kExt = ".safetensors";
-      if (f.size() > kExt.size() && f.compare(f.size() - kExt.size(), kExt.size(), kExt) == 0)
-        stems.push_back(f.substr(0, f.size() - kExt.size()));
+  // (folder, stem) of every file; linalg/ holds the linear-algebra cases
+  // (tools/golden/make_linalg_golden.py), in the same format.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const char* folder : {"/nn", "/linalg"}) {
+    const std::string dir = std::string(EMBER_TEST_DATA_DIR) + folder;
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (const dirent* e = ::readdir(d)) {
+        const std::string f = e->d_name;
+        constexpr std::string_view kExt = ".safetensors";
+        if (f.size() > kExt.size() && f.compare(f.size() - kExt.size(), kExt.size(), kExt) == 0)
+          files.emplace_back(dir, f.substr(0, f.size() - kExt.size()));
+      }
+      ::closedir(d);
     }
-    ::closedir(d);
   }
-  std::sort(stems.begin(), stems.end());
+  std::sort(files.begin(), files.end());
   std::vector<NnCase> cases;
   auto test_name = [](const std::string& stem, const std::string& name) {
     std::string s = stem + "_" + name;
@@ -84,7 +89,7 @@ std::vector<NnCase> discover_cases() {
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     return s;
   };
-  for (const std::string& stem : stems) {
+  for (const auto& [dir, stem] : files) {
     const std::string path = dir + "/" + stem + ".safetensors";
     try {
       const SafetensorsFile& f = loaded_files().emplace(path, load_safetensors(path)).first->second;
@@ -93,7 +98,7 @@ std::vector<NnCase> discover_cases() {
       cases.push_back({path, "", test_name(stem, "unreadable"), e.what()});
     }
   }
-  if (cases.empty()) cases.push_back({"", "", "no_cases", "no golden cases in " + dir});
+  if (cases.empty()) cases.push_back({"", "", "no_cases", "no golden cases in " + std::string(EMBER_TEST_DATA_DIR)});
   return cases;
 }
 

@@ -1,7 +1,8 @@
 // Golden tests of the neural-network ops: forward values and gradients
-// against PyTorch.
+// against PyTorch. The linear-algebra ops use the same format and runner.
 //
 // tests/golden/nn/<family>.safetensors (written by tools/golden/make_nn_golden.py)
+// and tests/golden/linalg/linalg.safetensors (tools/golden/make_linalg_golden.py)
 // hold, per case NAME: inputs NAME.in0, NAME.in1, ...; torch's outputs
 // NAME.out0, ...; for a case with gradients, a cotangent NAME.cotK for each
 // floating output K and torch's gradient NAME.gradJ of
@@ -9,7 +10,8 @@
 // The metadata maps NAME to {"op", "args", "grads", "rtol", "atol",
 // "grad_rtol", "grad_atol"}.
 //
-// Each family registers how ember runs its ops (tests/golden_nn_<family>.cpp):
+// Each family registers how ember runs its ops (tests/golden_nn_<family>.cpp,
+// tests/golden_linalg.cpp):
 //
 //   const bool registered = register_golden_nn_op("conv2d", [](const TensorList& in, const nlohmann::json& args) {
 //     return TensorList{F::conv2d(in[0], in[1], ...)};

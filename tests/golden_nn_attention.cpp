@@ -17,7 +17,7 @@ const bool registered = [] {
     const std::optional<Tensor> mask = bool_arg(args, "mask", false) ? std::optional<Tensor>(in.at(3)) : std::nullopt;
     std::optional<double> scale;
     if (args.contains("scale") && !args.at("scale").is_null()) scale = args.at("scale").get<double>();
-    return TensorList{F::scaled_dot_product_attention(q, in[1], in[2], mask, bool_arg(args, "causal", false), scale)};
+    return TensorList{F::scaled_dot_product_attention(q, in[1], in[2], mask, 0.0, bool_arg(args, "causal", false), scale)};
   });
   return true;
 }();

@@ -87,6 +87,11 @@ std::vector<int64_t> all_dims(const Tensor& t) {
   return d;
 }
 Outputs two_outputs(const std::tuple<Tensor, Tensor>& r) { return {std::get<0>(r), std::get<1>(r)}; }
+// A string argument, or nullopt when it is absent or null.
+std::optional<std::string> optional_str_arg(const json& args, const char* name) {
+  if (!has_arg(args, name)) return std::nullopt;
+  return args.at(name).get<std::string>();
+}
 
 // ---------------------------------------------------------------------------
 // The op table: op name -> how ember runs it.
@@ -120,6 +125,7 @@ const std::map<std::string, GoldenOp>& op_table() {
     // Ops that take their tensors and nothing else: the free function of ops.h.
 #define EMBER_GOLDEN_FN(name) \
   { #name, &ember::name }
+#define EMBER_GOLDEN_FN_ITEM(name) EMBER_GOLDEN_FN(name),
     using Binary = Tensor (*)(const Tensor&, const Tensor&);
     const std::pair<const char*, Binary> binaries[] = {
         EMBER_GOLDEN_FN(mul),         EMBER_GOLDEN_FN(maximum),    EMBER_GOLDEN_FN(minimum),
@@ -128,21 +134,19 @@ const std::map<std::string, GoldenOp>& op_table() {
         EMBER_GOLDEN_FN(ge),          EMBER_GOLDEN_FN(logical_and), EMBER_GOLDEN_FN(logical_or),
         EMBER_GOLDEN_FN(logical_xor), EMBER_GOLDEN_FN(mm),         EMBER_GOLDEN_FN(bmm),
         EMBER_GOLDEN_FN(matmul),      EMBER_GOLDEN_FN(dot),        EMBER_GOLDEN_FN(mv),
-        EMBER_GOLDEN_FN(outer),
+        EMBER_GOLDEN_FN(outer),       EMBER_GOLDEN_FN(atan2),      EMBER_GOLDEN_FN(logaddexp),
+        EMBER_GOLDEN_FN(kron),
     };
     for (const auto& [name, fn] : binaries) {
       t[name] = {2, 2, [fn = fn](const TensorList& in, const json&) { return Outputs{fn(in[0], in[1])}; }};
     }
     using Unary = Tensor (*)(const Tensor&);
     const std::pair<const char*, Unary> unaries[] = {
-        EMBER_GOLDEN_FN(neg),     EMBER_GOLDEN_FN(abs),        EMBER_GOLDEN_FN(sign),    EMBER_GOLDEN_FN(exp),
-        EMBER_GOLDEN_FN(exp2),    EMBER_GOLDEN_FN(log),        EMBER_GOLDEN_FN(log2),    EMBER_GOLDEN_FN(log1p),
-        EMBER_GOLDEN_FN(expm1),   EMBER_GOLDEN_FN(sqrt),       EMBER_GOLDEN_FN(rsqrt),   EMBER_GOLDEN_FN(reciprocal),
-        EMBER_GOLDEN_FN(sin),     EMBER_GOLDEN_FN(cos),        EMBER_GOLDEN_FN(tan),     EMBER_GOLDEN_FN(tanh),
-        EMBER_GOLDEN_FN(sigmoid), EMBER_GOLDEN_FN(relu),       EMBER_GOLDEN_FN(silu),    EMBER_GOLDEN_FN(erf),
-        EMBER_GOLDEN_FN(floor),   EMBER_GOLDEN_FN(ceil),       EMBER_GOLDEN_FN(round),   EMBER_GOLDEN_FN(trunc),
-        EMBER_GOLDEN_FN(isnan),   EMBER_GOLDEN_FN(isinf),      EMBER_GOLDEN_FN(logical_not),
+        EMBER_FORALL_UNARY_OPS(EMBER_GOLDEN_FN_ITEM)  // every op of ember/unary_op_list.h
+        EMBER_GOLDEN_FN(isnan), EMBER_GOLDEN_FN(isinf), EMBER_GOLDEN_FN(logical_not),
+        EMBER_GOLDEN_FN(trace),
     };
+#undef EMBER_GOLDEN_FN_ITEM
 #undef EMBER_GOLDEN_FN
     for (const auto& [name, fn] : unaries) {
       t[name] = {1, 1, [fn = fn](const TensorList& in, const json&) { return Outputs{fn(in[0])}; }};
@@ -151,9 +155,26 @@ const std::map<std::string, GoldenOp>& op_table() {
     t["masked_fill"] = {2, 2, [](const TensorList& in, const json& a) {
                           return Outputs{masked_fill(in[0], in[1], scalar_arg(a, "value", 0))};
                         }};
-    t["clamp"] = {1, 1, [](const TensorList& in, const json& a) {
-                    return Outputs{clamp(in[0], optional_scalar_arg(a, "min"), optional_scalar_arg(a, "max"))};
+    // Scalar bounds in args; or tensor bounds as inputs 1 (and 2), "tensor_bounds" naming them.
+    t["clamp"] = {1, 3, [](const TensorList& in, const json& a) {
+                    if (in.size() == 1)
+                      return Outputs{clamp(in[0], optional_scalar_arg(a, "min"), optional_scalar_arg(a, "max"))};
+                    std::optional<Tensor> lo, hi;
+                    const auto names = a.at("tensor_bounds").get<std::vector<std::string>>();
+                    for (size_t i = 0; i < names.size(); ++i) (names[i] == "min" ? lo : hi) = in.at(i + 1);
+                    return Outputs{clamp(in[0], lo, hi)};
                   }};
+    // lerp: a tensor weight is input 2, else the "weight" argument.
+    t["lerp"] = {2, 3, [](const TensorList& in, const json& a) {
+                   if (in.size() == 3) return Outputs{lerp(in[0], in[1], in[2])};
+                   return Outputs{lerp(in[0], in[1], to_scalar(a.at("weight"), "weight"))};
+                 }};
+    t["addcmul"] = {3, 3, [](const TensorList& in, const json& a) {
+                      return Outputs{addcmul(in[0], in[1], in[2], scalar_arg(a, "value", 1))};
+                    }};
+    t["addcdiv"] = {3, 3, [](const TensorList& in, const json& a) {
+                      return Outputs{addcdiv(in[0], in[1], in[2], scalar_arg(a, "value", 1))};
+                    }};
     t["gelu"] = {1, 1, [](const TensorList& in, const json& a) {
                    return Outputs{gelu(in[0], str_arg(a, "approximate", "none"))};
                  }};
@@ -241,6 +262,69 @@ const std::map<std::string, GoldenOp>& op_table() {
                    return two_outputs(topk(in[0], a.at("k").get<int64_t>(), int_arg(a, "dim", -1),
                                     bool_arg(a, "largest", true), bool_arg(a, "sorted", true)));
                  }};
+    t["argsort"] = {1, 1, [](const TensorList& in, const json& a) {
+                      return Outputs{argsort(in[0], int_arg(a, "dim", -1), bool_arg(a, "descending", false),
+                                             bool_arg(a, "stable", false))};
+                    }};
+    // unique: the values, then the inverse and the counts when asked for.
+    t["unique"] = {1, 1, [](const TensorList& in, const json& a) {
+                     const bool inverse = bool_arg(a, "return_inverse", false), counts = bool_arg(a, "return_counts", false);
+                     auto [values, inv, cnt] = unique(in[0], bool_arg(a, "sorted", true), inverse, counts);
+                     Outputs out{values};
+                     if (inverse) out.push_back(inv);
+                     if (counts) out.push_back(cnt);
+                     return out;
+                   }};
+    t["searchsorted"] = {2, 2, [](const TensorList& in, const json& a) {
+                           const std::optional<std::string> side = optional_str_arg(a, "side");
+                           return Outputs{searchsorted(in[0], in[1], bool_arg(a, "out_int32", false),
+                                                       bool_arg(a, "right", false),
+                                                       side ? std::optional<std::string_view>(*side) : std::nullopt)};
+                         }};
+    t["bucketize"] = {2, 2, [](const TensorList& in, const json& a) {
+                        return Outputs{bucketize(in[0], in[1], bool_arg(a, "out_int32", false),
+                                                 bool_arg(a, "right", false))};
+                      }};
+    // split: "split_size" an int (pieces of that size) or a list (the sizes).
+    t["split"] = {1, 1, [](const TensorList& in, const json& a) {
+                    const json& size = a.at("split_size");
+                    if (size.is_array()) return split(in[0], size.get<std::vector<int64_t>>(), int_arg(a, "dim", 0));
+                    return split(in[0], size.get<int64_t>(), int_arg(a, "dim", 0));
+                  }};
+    t["chunk"] = {1, 1, [](const TensorList& in, const json& a) {
+                    return chunk(in[0], int_arg(a, "chunks", 1), int_arg(a, "dim", 0));
+                  }};
+    t["meshgrid"] = {1, kAny, [](const TensorList& in, const json& a) {
+                       return meshgrid(in, str_arg(a, "indexing", "ij"));
+                     }};
+    // ---- products and distances ----
+    t["einsum"] = {1, kAny, [](const TensorList& in, const json& a) {
+                     return Outputs{einsum(a.at("equation").get<std::string>(), in)};
+                   }};
+    t["baddbmm"] = {3, 3, [](const TensorList& in, const json& a) {
+                      return Outputs{baddbmm(in[0], in[1], in[2], scalar_arg(a, "beta", 1), scalar_arg(a, "alpha", 1))};
+                    }};
+    t["diag"] = {1, 1, [](const TensorList& in, const json& a) {
+                   return Outputs{diag(in[0], int_arg(a, "diagonal", 0))};
+                 }};
+    t["cdist"] = {2, 2, [](const TensorList& in, const json& a) {
+                    return Outputs{cdist(in[0], in[1], scalar_arg(a, "p", 2).to_double())};
+                  }};
+    t["cosine_similarity"] = {2, 2, [](const TensorList& in, const json& a) {
+                                return Outputs{nn::functional::cosine_similarity(
+                                    in[0], in[1], int_arg(a, "dim", 1), scalar_arg(a, "eps", 1e-8).to_double())};
+                              }};
+    t["pairwise_distance"] = {2, 2, [](const TensorList& in, const json& a) {
+                                return Outputs{nn::functional::pairwise_distance(
+                                    in[0], in[1], scalar_arg(a, "p", 2).to_double(),
+                                    scalar_arg(a, "eps", 1e-6).to_double(), bool_arg(a, "keepdim", false))};
+                              }};
+    // ---- random draws whose outcome is certain ----
+    t["bernoulli"] = {1, 1, [](const TensorList& in, const json&) { return Outputs{bernoulli(in[0])}; }};
+    t["multinomial"] = {1, 1, [](const TensorList& in, const json& a) {
+                          return Outputs{multinomial(in[0], int_arg(a, "num_samples", 1),
+                                                     bool_arg(a, "replacement", false))};
+                        }};
     return t;
   }();
   return table;

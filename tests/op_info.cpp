@@ -93,7 +93,8 @@ const std::vector<OpInfo>& op_infos() {
     // Every op has a derivative but those whose results are integers or bools.
     const std::set<std::string> not_differentiable = {
         "eq",    "ne",    "lt",     "le",     "gt",  "ge",  "logical_and", "logical_or", "logical_xor", "logical_not",
-        "isnan", "isinf", "argmax", "argmin", "all", "any", "nonzero",     "one_hot"};
+        "isnan", "isinf", "argmax", "argmin", "all", "any", "nonzero",     "one_hot",
+        "unique", "searchsorted", "multinomial"};
     for (OpInfo& row : r) row.differentiable = !not_differentiable.count(row.name);
     // The neural-network families (tests/op_info_<family>.cpp) set `differentiable` in their rows.
     add_activation_rows(r);
@@ -103,6 +104,7 @@ const std::vector<OpInfo>& op_infos() {
     add_loss_rows(r);
     add_norm_rows(r);
     add_pooling_rows(r);
+    add_linalg_decomposition_rows(r);
     return r;
   }();
   return rows;

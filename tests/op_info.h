@@ -14,8 +14,8 @@
 //                         host in double (int64 for integer and bool
 //                         results) from the raw input values, never with
 //                         ember ops; or the error the op must raise.
-// Random ops have a property check (range, moments, reproducibility)
-// instead of a reference. The generic tests (tests/test_opinfo.cpp) call
+// Random ops (in place, or Sampled: new tensors) have a property check
+// (range, moments, reproducibility) instead of a reference. The generic tests (tests/test_opinfo.cpp) call
 // every sample through the dispatcher's boxed path, so a row also pins the
 // op's schema.
 //
@@ -23,8 +23,8 @@
 // its floating results carry gradients, and tests/autograd_gradcheck.cpp
 // runs gradcheck on the row's Float64 samples. It is set for every row but
 // the ops whose results never require grad: comparisons, logical ops,
-// isnan/isinf, argmax/argmin, all/any, nonzero and one_hot (the list is in
-// op_infos()). Ops with a zero gradient (floor, sign, div with a rounding
+// isnan/isinf, argmax/argmin, all/any, nonzero, one_hot, unique,
+// searchsorted and multinomial (the list is in op_infos()). Ops with a zero gradient (floor, sign, div with a rounding
 // mode, the random fills) have a formula, so they are differentiable too.
 //
 // Known disagreements with PyTorch are listed in the row (`divergences`):
@@ -152,6 +152,8 @@ enum class OpKind : uint8_t {
   InPlace,     // writes argument 0 and returns it
   View,        // output 0 shares argument 0's storage
   Random,      // in place, checked by properties instead of a reference
+  Sampled,     // returns new tensors drawn at random, checked by properties
+  Factorization,  // returns factors unique only up to signs (qr, svd, eigh), checked by properties
 };
 
 // A known disagreement with PyTorch: for `sample` (and `dtypes`, all when
@@ -169,9 +171,14 @@ struct OpInfo {
   DType (*out_dtype)(DType) = nullptr;
   OpKind kind = OpKind::Functional;
   std::function<std::vector<Sample>(DType, SampleSize)> samples{};
-  std::function<Expected(const RefArgs&)> reference{};  // Random rows: only the errors
-  // Random rows: properties of a sample's outputs (the check may run fresh copies of the sample).
+  std::function<Expected(const RefArgs&)> reference{};  // Random, Sampled and Factorization rows: only the errors
+  // Random, Sampled and Factorization rows: properties of a sample's outputs
+  // (the check may run fresh copies of the sample).
   std::function<::testing::AssertionResult(const Sample&, const TensorList&)> check{};
+  // gradcheck calls the op on the arguments this rewrites (with ember ops, so
+  // gradients flow through), as PyTorch's gradcheck_wrapper: an op that reads
+  // one triangle of a symmetric matrix gets the matrix that triangle defines.
+  std::function<void(Stack& args)> gradcheck_wrapper{};
   double tolerance_scale = 1;  // more for long reductions and matmuls
   std::vector<Divergence> divergences{};
   bool differentiable = false;  // has a derivative formula (see the Note)
@@ -200,6 +207,7 @@ void add_indexing_rows(std::vector<OpInfo>& rows);
 void add_loss_rows(std::vector<OpInfo>& rows);
 void add_norm_rows(std::vector<OpInfo>& rows);
 void add_pooling_rows(std::vector<OpInfo>& rows);
+void add_linalg_decomposition_rows(std::vector<OpInfo>& rows);
 const std::vector<OpInfo>& op_infos();
 const OpInfo* find_op_info(std::string_view name);
 

@@ -173,6 +173,16 @@ void add_binary_rows(std::vector<OpInfo>& rows) {
   add_binary(rows, {.name = "logical_xor", .dtypes = kAll, .out = bool_dtype,
                     .ref = binary_ref([](auto x, auto y) { return (x != 0) != (y != 0); })});
 
+  add_binary(rows, {.name = "atan2", .dtypes = kAll, .out = float_of_int, .in_place = true,
+                    .in_place_rejects = kIntegral, .ref = binary_ref([](auto y, auto x) {
+                      return std::atan2(static_cast<double>(y), static_cast<double>(x));
+                    })});
+  add_binary(rows, {.name = "logaddexp", .dtypes = kFloating, .ref = binary_ref([](double x, double y) {
+                      if (std::isnan(x) || std::isnan(y)) return kNaN;
+                      if (std::isinf(x) && x == y) return x;
+                      return std::max(x, y) + std::log1p(std::exp(-std::fabs(x - y)));
+                    })});
+
   // where(condition, self, other): self where the condition holds, all three broadcast.
   rows.push_back({
       .name = "where",

@@ -153,6 +153,134 @@ enum class Dist : uint8_t { Uniform, Normal, Integers };
   return ::testing::AssertionSuccess();
 }
 
+// bernoulli_(self, p, seed, offset): p a wrapped number or a tensor broadcast to self.
+std::vector<Sample> bernoulli_samples(DType t, SampleSize size) {
+  std::vector<Sample> out;
+  int64_t seed = 2000;
+  auto add = [&](std::string name, const Tensor& self, const Tensor& p, std::string err = "") {
+    out.push_back({std::move(name), {arg(self), arg(p), int_arg(seed++), int_arg(3)}, {}, std::move(err)});
+  };
+  const Tensor p_column = make_input({64, 1}, DType::Float64, Domain::Unit).abs();  // in [0, 0.9)
+  if (size == SampleSize::Large) {
+    add("large", make_input({256, 400}, t), wrap_scalar(Scalar(0.3)));
+    return out;
+  }
+  add("contiguous", make_input({64, 64}, t), wrap_scalar(Scalar(0.3)));
+  add("p_tensor", make_input({64, 64}, t), p_column.to(DType::Float32));
+  add("transposed", make_input({64, 64}, t, kTransposed), p_column);
+  add("sliced", make_input({40, 32}, t, kSliced), wrap_scalar(Scalar(0.8)));
+  add("p_one", make_input({8}, t), wrap_scalar(Scalar(1.0)));
+  add("empty", make_input({0, 3}, t), wrap_scalar(Scalar(0.5)));
+  add("0d", make_input({}, t), wrap_scalar(Scalar(0.5)));
+  add("p_above_one", make_input({4}, t), wrap_scalar(Scalar(1.5)), "[0, 1]");
+  add("p_nan", make_input({4}, t), wrap_scalar(Scalar(kNaN)), "[0, 1]");
+  add("p_integer", make_input({4}, t), make_input({4}, DType::Int64, Domain::Unit), "floating");
+  add("p_grows_self", make_input({1, 4}, t), make_input({3, 4}, DType::Float32, Domain::Unit), "broadcast");
+  return out;
+}
+
+// Draws are 0 or 1; over many elements their mean is the mean of p; the same
+// seed gives the same draws on a fresh tensor, another offset others.
+::testing::AssertionResult check_bernoulli(const Sample& s, const TensorList& outs) {
+  const Tensor& self = s.args[0].tensor();
+  const HostTensor h = to_host(self);
+  const HostTensor p = to_host(s.args[1].tensor().expand(self.sizes()));
+  double draws = 0, expected = 0, variance = 0;
+  for (int64_t k = 0; k < h.numel(); ++k) {
+    const double v = h.at(k), q = p.at(k);
+    if (v != 0 && v != 1) return ::testing::AssertionFailure() << "draw " << v << " is not 0 or 1";
+    if ((q == 0 && v != 0) || (q == 1 && v != 1)) return ::testing::AssertionFailure() << "draw " << v << " of p " << q;
+    draws += v;
+    expected += q;
+    variance += q * (1 - q);
+  }
+  if (std::fabs(draws - expected) > 5 * std::sqrt(variance) + 1e-9)
+    return ::testing::AssertionFailure() << draws << " ones, expected about " << expected << " (sd "
+                                         << std::sqrt(variance) << ")";
+  Sample again = copy_sample(s);
+  again.args[0] = arg(ember::zeros(self.sizes().vec(), self.dtype()));
+  run_sample("bernoulli_", again);
+  if (!bitwise_equal(again.args[0].tensor(), self)) return ::testing::AssertionFailure() << "the same seed differs";
+  if (variance > 10) {
+    Sample other = copy_sample(s);
+    other.args[3] = int_arg(std::get<int64_t>(s.args[3].payload()) + 1);
+    run_sample("bernoulli_", other);
+    if (bitwise_equal(other.args[0].tensor(), self)) return ::testing::AssertionFailure() << "another offset agrees";
+  }
+  return outs.size() == 1 ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << "one output expected";
+}
+
+// multinomial(probs, num_samples, replacement, seed, offset).
+std::vector<Sample> multinomial_samples(DType t, SampleSize size) {
+  std::vector<Sample> out;
+  int64_t seed = 3000;
+  auto add = [&](std::string name, const Tensor& probs, int64_t n, bool replacement, std::string err = "") {
+    out.push_back({std::move(name), {arg(probs), int_arg(n), bool_arg(replacement), int_arg(seed++), int_arg(5)}, {},
+                   std::move(err)});
+  };
+  if (size == SampleSize::Large) {
+    add("large", make_input({64, 100}, t, Domain::Positive), 400, true);
+    add("large_without", make_input({256, 400}, t, Domain::Positive), 10, false);
+    return out;
+  }
+  add("rows", make_input({3, 5}, t, Domain::Positive), 4000, true);
+  add("1d", make_input({6}, t, Domain::Positive), 4000, true);
+  add("zeros", from_values({2, 4}, t, {0, 1, 0, 3, 2, 0, 0, 2}), 2000, true);
+  add("transposed", make_input({4, 3}, t, Domain::Positive, kTransposed), 2000, true);
+  add("without", make_input({8, 6}, t, Domain::Positive), 4, false);
+  add("without_all", make_input({3, 5}, t, Domain::Positive), 5, false);
+  add("without_zeros", from_values({2, 4}, t, {0, 1, 0, 3, 2, 0, 0, 2}), 2, false);
+  add("empty_rows", make_input({0, 3}, t, Domain::Positive), 2, true);
+  add("negative", from_values({3}, t, {1, -1, 2}), 1, true, "non-negative");
+  add("zero_sum", from_values({2, 2}, t, {1, 1, 0, 0}), 1, true, "sum");
+  add("3d", make_input({2, 2, 2}, t, Domain::Positive), 1, true, "dims");
+  add("no_samples", make_input({3}, t, Domain::Positive), 0, true, "num_samples");
+  add("too_many", make_input({3}, t, Domain::Positive), 4, false, "without replacement");
+  return out;
+}
+
+// Indices in range, never of a zero weight (while positive ones are left),
+// distinct per row without replacement, frequencies near the weights with
+// replacement; the same seed gives the same draws.
+::testing::AssertionResult check_multinomial(const Sample& s, const TensorList& outs) {
+  const HostTensor w = to_host(s.args[0].tensor());
+  const int64_t n = std::get<int64_t>(s.args[1].payload());
+  const bool replacement = std::get<bool>(s.args[2].payload());
+  if (outs.size() != 1 || outs[0].dtype() != DType::Int64) return ::testing::AssertionFailure() << "one int64 output";
+  const HostTensor h = to_host(outs[0]);
+  const int64_t k = w.shape.back(), rows = w.dim() == 2 ? w.shape[0] : 1;
+  Shape want = w.shape;
+  want.back() = n;
+  if (h.shape != want) return ::testing::AssertionFailure() << "shape " << IntArrayRef(h.shape);
+  for (int64_t r = 0; r < rows; ++r) {
+    double total = 0;
+    int64_t positive = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      total += w.at(r * k + j);
+      positive += w.at(r * k + j) > 0;
+    }
+    std::vector<int64_t> hits(static_cast<size_t>(k), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t c = h.i[r * n + i];
+      if (c < 0 || c >= k) return ::testing::AssertionFailure() << "index " << c << " of " << k << " categories";
+      ++hits[c];
+      if (w.at(r * k + c) == 0 && (replacement || i < positive))
+        return ::testing::AssertionFailure() << "drew category " << c << " of weight 0 in row " << r;
+      if (!replacement && hits[c] > 1) return ::testing::AssertionFailure() << "drew " << c << " twice in row " << r;
+    }
+    if (!replacement) continue;
+    for (int64_t j = 0; j < k; ++j) {
+      const double q = w.at(r * k + j) / total, mean = n * q, sd = std::sqrt(n * q * (1 - q));
+      if (std::fabs(hits[j] - mean) > 5 * sd + 1e-9)
+        return ::testing::AssertionFailure() << "category " << j << " of row " << r << ": " << hits[j]
+                                             << " draws, expected about " << mean << " (sd " << sd << ")";
+    }
+  }
+  if (!bitwise_equal(run_sample("multinomial", copy_sample(s))[0], outs[0]))
+    return ::testing::AssertionFailure() << "the same seed differs";
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace
 
 void add_copy_and_random_rows(std::vector<OpInfo>& rows) {
@@ -211,6 +339,10 @@ void add_copy_and_random_rows(std::vector<OpInfo>& rows) {
       },
       .check = [](const Sample& s, const TensorList& outs) { return check_random("random_", Dist::Integers, s, outs); },
   });
+  rows.push_back({.name = "bernoulli_", .dtypes = kAll, .out_dtype = same_dtype, .kind = OpKind::Random,
+                  .samples = bernoulli_samples, .check = check_bernoulli});
+  rows.push_back({.name = "multinomial", .dtypes = kFloating, .out_dtype = int64_dtype, .kind = OpKind::Sampled,
+                  .samples = multinomial_samples, .check = check_multinomial});
 }
 
 }  // namespace ember::testing

@@ -10,6 +10,53 @@
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
+namespace {
+
+// lerp(self, end, weight) and lerp_: self, end and a tensor weight of one
+// dtype, broadcast (in place, to self's shape); a Scalar weight as a wrapped number.
+std::vector<Sample> lerp_samples(DType t, SampleSize size, bool in_place) {
+  std::vector<Sample> out;
+  auto add = [&](std::string name, const Tensor& self, const Tensor& end, const Tensor& w, std::string err = "") {
+    out.push_back({std::move(name), {arg(self), arg(end), arg(w)}, {}, std::move(err)});
+  };
+  if (size == SampleSize::Large) {
+    add("large", make_input({256, 400}, t), make_input({256, 400}, t, kTransposed), make_input({400}, t));
+    return out;
+  }
+  add("contiguous", make_input({3, 5}, t), make_input({3, 5}, t), make_input({3, 5}, t, Domain::Unit));
+  add("extrapolate", make_input({3, 5}, t), make_input({3, 5}, t), make_input({3, 5}, t));
+  add("broadcast", make_input(in_place ? Shape{2, 4, 5} : Shape{2, 1, 5}, t), make_input({4, 1}, t),
+      make_input({5}, t, Domain::Unit));
+  add("transposed", make_input({3, 5}, t, kTransposed), make_input({3, 5}, t, kSliced),
+      make_input({3, 5}, t, Domain::Unit, kTransposed));
+  add("scalar_weight_low", make_input({2, 3}, t), make_input({2, 3}, t), wrap_scalar(Scalar(0.25)));
+  add("scalar_weight_high", make_input({2, 3}, t), make_input({2, 3}, t), wrap_scalar(Scalar(0.75)));
+  add("weight_ends", make_input({2, 3}, t), make_input({2, 3}, t), from_values({2, 1}, t, {0, 1}));
+  add("empty", make_input({0, 3}, t), make_input({0, 3}, t), make_input({3}, t));
+  add("0d", make_input({}, t), make_input({}, t), make_input({}, t, Domain::Unit));
+  if (in_place) add("self_grows", make_input({1, 3}, t), make_input({2, 3}, t), wrap_scalar(Scalar(0.5)), "lerp");
+  add("special", from_values({kNumSpecials}, t, kSpecials), make_input({kNumSpecials}, t), wrap_scalar(Scalar(0.5)));
+  const DType other = t == DType::Float64 ? DType::Float32 : DType::Float64;
+  add("end_dtype", make_input({3}, t), make_input({3}, other), wrap_scalar(Scalar(0.5)), "dtype");
+  add("weight_dtype", make_input({3}, t), make_input({3}, t), make_input({3}, other), "dtype");
+  return out;
+}
+
+Expected lerp_ref(const RefArgs& a, bool in_place) {
+  const HostTensor x = a.tensor(0), y = a.tensor(1), w = a.tensor(2);
+  const std::optional<Shape> s1 = broadcast(x.shape, y.shape);
+  const std::optional<Shape> s = s1 ? broadcast(*s1, w.shape) : std::nullopt;
+  if (!s || (in_place && *s != x.shape)) return Expected::raises("");
+  HostTensor r(*s, a.out);
+  for_each_index(*s, [&](const Shape& idx, int64_t k) {
+    const double xv = x.f[source_index(idx, x.shape)], yv = y.f[source_index(idx, y.shape)];
+    const double wv = round_to(a.out, w.f[source_index(idx, w.shape)]);  // a Scalar weight is cast to self's dtype
+    r.set(k, std::fabs(wv) < 0.5 ? xv + wv * (yv - xv) : yv - (yv - xv) * (1 - wv));
+  });
+  return {{r}, false, ""};
+}
+
+}  // namespace
 
 void add_elementwise_rows(std::vector<OpInfo>& rows) {
   rows.push_back({
@@ -106,6 +153,15 @@ void add_elementwise_rows(std::vector<OpInfo>& rows) {
           });
         },
     });
+  }
+
+  for (const bool ip : {false, true}) {
+    rows.push_back({.name = ip ? "lerp_" : "lerp",
+                    .dtypes = kFloating,
+                    .out_dtype = same_dtype,
+                    .kind = ip ? OpKind::InPlace : OpKind::Functional,
+                    .samples = [ip](DType t, SampleSize size) { return lerp_samples(t, size, ip); },
+                    .reference = [ip](const RefArgs& a) { return lerp_ref(a, ip); }});
   }
 
   // masked_fill(self, mask, value): value where the (broadcast) mask is true.

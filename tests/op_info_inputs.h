@@ -74,6 +74,7 @@ enum class Domain : uint8_t {
   Unit,      // floats in (-0.9, 0.9), ints in [-1, 1]
   NonZero,   // floats with 0.5 <= |x| < 4, integers in +-[1, 9]
   Exponent,  // floats in [-3, 3), ints in [-2, 3], uint8 in [0, 3]
+  AboveOne,  // floats in [1.1, 5), integers in [1, 9], bool true (acosh)
 };
 enum class Layout : uint8_t { Contiguous, Transposed, Sliced };
 
@@ -88,13 +89,17 @@ inline double draw(DType t, Domain d, double u) {
       case Domain::Unit: return 1.8 * u - 0.9;
       case Domain::NonZero: return half * (0.5 + 3.5 * v);
       case Domain::Exponent: return 6.0 * u - 3.0;
+      case Domain::AboveOne: return 1.1 + 3.9 * u;
     }
   }
-  if (t == DType::Bool) return d == Domain::Positive || d == Domain::NonZero ? 1.0 : (u < 0.5 ? 0.0 : 1.0);
+  if (t == DType::Bool) {
+    return d == Domain::Positive || d == Domain::NonZero || d == Domain::AboveOne ? 1.0 : (u < 0.5 ? 0.0 : 1.0);
+  }
   const bool u8 = t == DType::UInt8;
   switch (d) {
     case Domain::Any: return u8 ? std::floor(20.0 * u) : std::floor(19.0 * u) - 9.0;
-    case Domain::Positive: return 1.0 + std::floor(9.0 * u);
+    case Domain::Positive:
+    case Domain::AboveOne: return 1.0 + std::floor(9.0 * u);
     case Domain::Unit: return u8 ? std::floor(2.0 * u) : std::floor(3.0 * u) - 1.0;
     case Domain::NonZero: return u8 ? 1.0 + std::floor(9.0 * u) : half * (1.0 + std::floor(9.0 * v));
     case Domain::Exponent: return u8 ? std::floor(4.0 * u) : std::floor(6.0 * u) - 2.0;

@@ -184,6 +184,136 @@ Expected cat_ref(const RefArgs& a) {
   return {{r}, false, ""};
 }
 
+// unique(self, sorted, return_inverse, return_counts).
+std::vector<Sample> unique_samples(DType t, SampleSize size) {
+  auto s = [&](std::string n, const Tensor& x, bool inverse = true, bool counts = true, bool sorted = true) -> Sample {
+    return {std::move(n), {arg(x), bool_arg(sorted), bool_arg(inverse), bool_arg(counts)}, {}, ""};
+  };
+  if (size == SampleSize::Large) return {s("large", make_input({256, 400}, t))};
+  std::vector<Sample> out = {s("ties", with_ties({3, 6}, t)),
+                             s("random", make_input({4, 5}, t)),
+                             s("values_only", with_ties({2, 9}, t), false, false),
+                             s("counts_only", with_ties({9}, t), false, true),
+                             s("unsorted", with_ties({3, 3}, t), true, true, false),
+                             s("transposed", make_input({4, 5}, t, kTransposed)),
+                             s("sliced", with_ties({3, 6}, t).slice(1, 1, std::nullopt, 2)),
+                             s("empty", make_input({0, 3}, t)),
+                             s("0d", make_input({}, t))};
+  if (is_floating_point(t)) out.push_back(s("special", from_values({2, kNumSpecials}, t, kSpecials)));
+  return out;
+}
+
+// Distinct values ascending (NaN last, each NaN its own, -0 == 0 shown as its first occurrence).
+Expected unique_ref(const RefArgs& a) {
+  const HostTensor in = a.tensor(0);
+  const bool inverse = a.flag(2), counts = a.flag(3);
+  const int64_t n = in.numel();
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+    return !std::isnan(in.at(i)) && (std::isnan(in.at(j)) || in.at(i) < in.at(j));
+  });
+  std::vector<int64_t> firsts, sizes;
+  HostTensor inv(inverse ? in.shape : Shape{0}, DType::Int64);
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == 0 || !(in.at(order[k - 1]) == in.at(order[k]))) {
+      firsts.push_back(order[k]);
+      sizes.push_back(0);
+    }
+    ++sizes.back();
+    if (inverse) inv.i[order[k]] = static_cast<int64_t>(firsts.size()) - 1;
+  }
+  const int64_t groups = static_cast<int64_t>(firsts.size());
+  HostTensor values({groups}, a.out), cnt({counts ? groups : 0}, DType::Int64);
+  for (int64_t g = 0; g < groups; ++g) {
+    if (values.floating()) values.set(g, in.f[firsts[g]]);
+    else values.set_int(g, in.i[firsts[g]]);
+    if (counts) cnt.i[g] = sizes[g];
+  }
+  return {{values, inv, cnt}, false, ""};
+}
+
+// A sorted 1-D tensor of n values of the dtype's domain (with repeats for integers).
+Tensor sorted_values(int64_t n, DType t) {
+  HostTensor h = to_host(make_input({n}, t));
+  std::vector<double> v;
+  for (int64_t k = 0; k < n; ++k) v.push_back(h.at(k));
+  std::sort(v.begin(), v.end());
+  return from_values({n}, t, v);
+}
+
+// Rows sorted along the last dim: (rows, n).
+Tensor sorted_rows(int64_t rows, int64_t n, DType t) {
+  TensorList parts;
+  for (int64_t r = 0; r < rows; ++r) parts.push_back(sorted_values(n, t).unsqueeze(0));
+  return ember::cat(parts, 0);
+}
+
+// searchsorted(sorted_sequence, self, out_int32, right).
+std::vector<Sample> searchsorted_samples(DType t, SampleSize size) {
+  auto s = [&](std::string n, const Tensor& seq, const Tensor& v, bool right, bool int32 = false,
+               std::string err = "") -> Sample {
+    return {std::move(n), {arg(seq), arg(v), bool_arg(int32), bool_arg(right)},
+            int32 ? std::optional<DType>(DType::Int32) : std::nullopt, std::move(err)};
+  };
+  if (size == SampleSize::Large) {
+    return {s("large", sorted_values(1000, t), make_input({256, 400}, t), false),
+            s("large_rows", sorted_rows(256, 50, t), make_input({256, 400}, t), true)};
+  }
+  const Tensor ties = from_values({7}, t, {0, 1, 1, 1, 2, 3, 3});
+  const Tensor on_ties = from_values({2, 3}, t, {1, 3, 0, 2, 1, 4});
+  std::vector<Sample> out = {
+      s("left", sorted_values(8, t), make_input({3, 5}, t), false),
+      s("right", sorted_values(8, t), make_input({3, 5}, t), true),
+      s("ties_left", ties, on_ties, false),
+      s("ties_right", ties, on_ties, true),
+      s("rows", sorted_rows(3, 6, t), make_input({3, 4}, t), false),
+      s("rows_right", sorted_rows(2, 5, t), make_input({2, 7}, t, kTransposed), true),
+      s("sliced_sequence", sorted_values(12, t).slice(0, 1, std::nullopt, 2), make_input({5}, t, kSliced), false),
+      s("int32", sorted_values(8, t), make_input({2, 3}, t), false, true),
+      s("mixed_dtype", sorted_values(8, t), make_input({4}, t == DType::Int64 ? DType::Float64 : DType::Int64), true),
+      s("empty_values", sorted_values(4, t), make_input({0, 3}, t), false),
+      s("empty_sequence", make_input({0}, t), make_input({3}, t), false),
+      s("0d_values", sorted_values(5, t), make_input({}, t), false),
+      s("0d_sequence", make_input({}, t), make_input({3}, t), false, false, "searchsorted"),
+      s("rows_mismatch", sorted_rows(3, 6, t), make_input({2, 4}, t), false, false, "searchsorted")};
+  if (is_floating_point(t)) {
+    const Tensor seq = from_values({5}, t, {-kInf, -1, 0, 1, kInf});
+    out.push_back(s("special", seq, from_values({kNumSpecials}, t, kSpecials), false));
+    out.push_back(s("special_right", seq, from_values({kNumSpecials}, t, kSpecials), true));
+  }
+  return out;
+}
+
+// PyTorch's search: step right while !(seq[mid] >= v) (left) or !(seq[mid] > v) (right).
+Expected searchsorted_ref(const RefArgs& a) {
+  const HostTensor seq = a.tensor(0), v = a.tensor(1);
+  const bool right = a.flag(3);
+  if (seq.dim() == 0) return Expected::raises("");
+  const int64_t n = seq.shape.back();
+  if (seq.dim() > 1) {
+    if (v.dim() != seq.dim()) return Expected::raises("");
+    for (int64_t d = 0; d + 1 < seq.dim(); ++d) {
+      if (seq.shape[d] != v.shape[d]) return Expected::raises("");
+    }
+  }
+  HostTensor r(v.shape, a.out);
+  const int64_t per_row = seq.dim() == 1 ? std::max<int64_t>(v.numel(), 1) : v.shape.back();
+  for (int64_t k = 0; k < v.numel(); ++k) {
+    const int64_t base = seq.dim() == 1 ? 0 : (k / per_row) * n;
+    const double x = v.at(k);
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      const double m = seq.at(base + mid);
+      if (right ? !(m > x) : !(m >= x)) lo = mid + 1;
+      else hi = mid;
+    }
+    r.set_int(k, lo);
+  }
+  return {{r}, false, ""};
+}
+
 }  // namespace
 
 void add_shape_rows(std::vector<OpInfo>& rows) {
@@ -231,6 +361,10 @@ void add_shape_rows(std::vector<OpInfo>& rows) {
                   }});
   rows.push_back({.name = "topk", .dtypes = kAll, .out_dtype = same_dtype, .samples = topk_samples,
                   .reference = [](const RefArgs& a) { return ordered_ref(a, a.integer(2), a.integer(1), a.flag(3)); }});
+  rows.push_back({.name = "unique", .dtypes = kAll, .out_dtype = same_dtype, .samples = unique_samples,
+                  .reference = unique_ref});
+  rows.push_back({.name = "searchsorted", .dtypes = kNumeric, .out_dtype = int64_dtype,
+                  .samples = searchsorted_samples, .reference = searchsorted_ref});
   rows.push_back({.name = "cat", .dtypes = kAll, .out_dtype = same_dtype, .samples = cat_samples,
                   .reference = cat_ref});
 }

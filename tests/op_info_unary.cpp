@@ -1,4 +1,5 @@
-// Op-info rows: unary elementwise ops (each with an in-place form name_) (Note [The op-info table] in tests/op_info.h).
+// Op-info rows: unary elementwise ops, each with an in-place form name_
+// (Note [The op-info table] in tests/op_info.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -48,7 +49,15 @@ const std::vector<UnarySpec>& unary_specs() {
       {"sin", Domain::Any, true, {}, [](double x) { return std::sin(x); }, nullptr, {}},
       {"cos", Domain::Any, true, {}, [](double x) { return std::cos(x); }, nullptr, {}},
       {"tan", Domain::Unit, true, {}, [](double x) { return std::tan(x); }, nullptr, {}},
+      {"asin", Domain::Unit, true, {}, [](double x) { return std::asin(x); }, nullptr, {}},
+      {"acos", Domain::Unit, true, {}, [](double x) { return std::acos(x); }, nullptr, {}},
+      {"atan", Domain::Any, true, {}, [](double x) { return std::atan(x); }, nullptr, {}},
+      {"sinh", Domain::Any, true, {}, [](double x) { return std::sinh(x); }, nullptr, {}},
+      {"cosh", Domain::Any, true, {}, [](double x) { return std::cosh(x); }, nullptr, {}},
       {"tanh", Domain::Any, true, {}, [](double x) { return std::tanh(x); }, nullptr, {}},
+      {"asinh", Domain::Any, true, {}, [](double x) { return std::asinh(x); }, nullptr, {}},
+      {"acosh", Domain::AboveOne, true, {}, [](double x) { return std::acosh(x); }, nullptr, {}},
+      {"atanh", Domain::Unit, true, {}, [](double x) { return std::atanh(x); }, nullptr, {}},
       {"sigmoid", Domain::Any, true, {}, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, nullptr, {}},
       {"relu", Domain::Any, false, {DType::Bool}, [](double x) { return x > 0 || x != x ? x : 0.0; },
        [](int64_t x) { return x > 0 ? x : 0; }, {}},

@@ -1,11 +1,13 @@
 // nn::functional::scaled_dot_product_attention: argument errors (each one),
-// special cases, and long sequences against the composite
-// softmax(q k^T * scale + mask) v written with ember ops in float64.
+// special cases, long sequences against the composite
+// softmax(q k^T * scale + mask) v written with ember ops in float64, dropout,
+// and the argument order (calls written for another order do not compile).
 // The op-info rows (tests/op_info_attention.cpp) pin the values of many small shapes.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/op_decls_attention.h"
 #include "ember/ember.h"
@@ -50,7 +52,7 @@ TEST(ScaledDotProductAttention, ErrorsNameTheProblem) {
                      "same number of dims");
   EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(input({8}, 10), input({8}, 11), input({8}, 12)), op.c_str(),
                      "at least 2");
-  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({4, 5}, kBool), true), op.c_str(),
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({4, 5}, kBool), 0.0, true), op.c_str(),
                      "is_causal and attn_mask cannot both be set");
   EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({4, 5}, DType::Int64)), op.c_str(),
                      "attn_mask must be bool", "int64");
@@ -75,7 +77,7 @@ TEST(ScaledDotProductAttention, LongSequencesMatchTheComposite) {
   const Tensor q = input({2, 2, 300, 20}, 1), k = input({2, 2, 333, 20}, 2), v = input({2, 2, 333, 13}, 3);
   EXPECT_TRUE(all_close(F::scaled_dot_product_attention(q, k, v), composite(q, k, v), 1e-4, 1e-5));
   const Tensor qs = input({1, 3, 257, 16}, 4);
-  EXPECT_TRUE(all_close(F::scaled_dot_product_attention(qs, qs, qs, std::nullopt, true),
+  EXPECT_TRUE(all_close(F::scaled_dot_product_attention(qs, qs, qs, std::nullopt, 0.0, true),
                         composite(qs, qs, qs, Tensor(), true), 1e-4, 1e-5));
   const Tensor mask = input({300, 333}, 5).gt(Scalar(-1.0));  // ~84% attended
   EXPECT_TRUE(all_close(F::scaled_dot_product_attention(q, k, v, mask), composite(q, k, v, mask), 1e-4, 1e-5));
@@ -114,7 +116,7 @@ TEST(ScaledDotProductAttention, NoKeysGiveZeros) {
 TEST(ScaledDotProductAttention, ExplicitScaleAndBroadcastHeads) {
   // One key/value head shared by four query heads (multi-query attention).
   const Tensor q = input({2, 4, 6, 8}, 1), k = input({2, 1, 7, 8}, 2), v = input({2, 1, 7, 8}, 3);
-  const Tensor out = F::scaled_dot_product_attention(q, k, v, std::nullopt, false, 0.5);
+  const Tensor out = F::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, false, 0.5);
   const Tensor want = composite(q.mul(Scalar(0.5 * std::sqrt(8.0))), k.expand({2, 4, 7, 8}), v.expand({2, 4, 7, 8}));
   EXPECT_TRUE(all_close(out, want, 1e-5, 1e-6));
 }
@@ -122,7 +124,7 @@ TEST(ScaledDotProductAttention, ExplicitScaleAndBroadcastHeads) {
 TEST(ScaledDotProductAttention, ReducedPrecisionComputesInFloat32) {
   const Tensor q = input({1, 2, 33, 16}, 1, kBFloat16), k = input({1, 2, 40, 16}, 2, kBFloat16),
                v = input({1, 2, 40, 16}, 3, kBFloat16);
-  const Tensor out = F::scaled_dot_product_attention(q, k, v, std::nullopt, true);
+  const Tensor out = F::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, true);
   EXPECT_EQ(out.dtype(), kBFloat16);
   EXPECT_TRUE(all_close(out, composite(q, k, v, Tensor(), true), 1e-2, 1e-2));
   const auto [o16, lse] = op::flash_attention.call(q.to(kFloat16), k.to(kFloat16), v.to(kFloat16), std::nullopt,
@@ -135,11 +137,83 @@ TEST(ScaledDotProductAttention, SameBitsOnOneAndTwoThreads) {
   const Tensor q = input({1, 2, 200, 24}, 1), k = input({1, 2, 190, 24}, 2), v = input({1, 2, 190, 24}, 3);
   const int saved = get_num_threads();
   set_num_threads(1);
-  const Tensor a = F::scaled_dot_product_attention(q, k, v, std::nullopt, true);
+  const Tensor a = F::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, true);
   set_num_threads(2);
-  const Tensor b = F::scaled_dot_product_attention(q, k, v, std::nullopt, true);
+  const Tensor b = F::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, true);
   set_num_threads(saved);
   EXPECT_TRUE(all_close(a, b, 0, 0));
+}
+
+// PyTorch's order is (q, k, v, attn_mask, dropout_p, is_causal, scale);
+// dropout_p takes only floating values and is_causal only bools, so a call
+// written for an order without dropout_p cannot bind silently.
+template <class... Args>
+concept AttentionCall = requires(Args... args) { F::scaled_dot_product_attention(args...); };
+using Mask = std::optional<Tensor>;
+static_assert(AttentionCall<Tensor, Tensor, Tensor, Mask, double, bool>);
+static_assert(AttentionCall<Tensor, Tensor, Tensor, Mask, float, bool, double>);
+static_assert(!AttentionCall<Tensor, Tensor, Tensor, Mask, bool>);          // (q, k, v, mask, true)
+static_assert(!AttentionCall<Tensor, Tensor, Tensor, Mask, bool, double>);  // (q, k, v, mask, false, 0.5)
+static_assert(!AttentionCall<Tensor, Tensor, Tensor, Mask, int, bool>);     // dropout_p = 0 (an int)
+static_assert(!AttentionCall<Tensor, Tensor, Tensor, Mask, double, double>);  // is_causal = 0.0
+static_assert(!AttentionCall<Tensor, Tensor, Tensor, Mask, double, int>);     // is_causal = 1
+
+TEST(ScaledDotProductAttention, LibtorchPositionalCallIsCausal) {
+  const Tensor q = input({2, 6, 8}, 1), k = input({2, 6, 8}, 2), v = input({2, 6, 5}, 3);
+  // libtorch's positional call: no mask, dropout_p 0, is_causal true.
+  const Tensor out = F::scaled_dot_product_attention(q, k, v, {}, 0.0, true);
+  EXPECT_TRUE(all_close(out, composite(q, k, v, Tensor(), true), 1e-4, 1e-5));
+  EXPECT_FALSE(all_close(out, composite(q, k, v), 1e-4, 1e-5));
+}
+
+// With dropout the result is dropout(softmax(scores)) @ v with the default
+// generator's next masks: the same composite, drawn from the same seed.
+TEST(ScaledDotProductAttention, DropoutDropsAttentionProbabilities) {
+  const Tensor q = input({2, 3, 7, 8}, 1), k = input({2, 3, 9, 8}, 2), v = input({2, 3, 9, 4}, 3);
+  const Tensor bool_mask = input({7, 9}, 4).gt(Scalar(-1.0));
+  const Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(8.0));
+  struct Case {
+    std::optional<Tensor> mask;
+    bool causal;
+    Tensor masked_scores;
+  };
+  const Tensor causal_blocked = ones({7, 9}, kBool).triu(1);
+  const std::vector<Case> cases = {
+      {std::nullopt, false, scores},
+      {std::nullopt, true, scores.masked_fill(causal_blocked, Scalar(-kInf))},
+      {bool_mask, false, scores.masked_fill(bool_mask.logical_not(), Scalar(-kInf))},
+  };
+  for (const Case& c : cases) {
+    manual_seed(7);
+    const Tensor out = F::scaled_dot_product_attention(q, k, v, c.mask, 0.25, c.causal);
+    manual_seed(7);
+    const Tensor want = F::dropout(F::softmax(c.masked_scores, -1), 0.25, true).matmul(v);
+    EXPECT_TRUE(all_close(out, want, 1e-6, 1e-6));
+    EXPECT_FALSE(all_close(out, F::scaled_dot_product_attention(q, k, v, c.mask, 0.0, c.causal), 1e-3, 1e-3));
+  }
+  EXPECT_TRUE(all_close(F::scaled_dot_product_attention(q, k, v, std::nullopt, 1.0), zeros({2, 3, 7, 4})));
+}
+
+TEST(ScaledDotProductAttention, DropoutIsDifferentiable) {
+  const Tensor q = input({2, 5, 4}, 1).requires_grad_(), k = input({2, 6, 4}, 2).requires_grad_(),
+               v = input({2, 6, 3}, 3).requires_grad_();
+  manual_seed(3);
+  F::scaled_dot_product_attention(q, k, v, std::nullopt, 0.5).sum().backward();
+  for (const Tensor& t : {q, k, v}) {
+    ASSERT_TRUE(t.grad().defined());
+    EXPECT_GT(t.grad().abs().sum().item<double>(), 0.0);
+  }
+}
+
+TEST(ScaledDotProductAttention, DropoutChecksItsArguments) {
+  const Tensor q = input({2, 4, 8}, 1), k = input({2, 5, 8}, 2), v = input({2, 5, 6}, 3);
+  const std::string op = "scaled_dot_product_attention";
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, std::nullopt, 1.5), op.c_str(), "dropout_p",
+                     "[0, 1]");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, input({2, 5, 7}, 4), v, std::nullopt, 0.1), op.c_str(),
+                     "head dim");
+  EXPECT_EMBER_ERROR(F::scaled_dot_product_attention(q, k, v, ones({4, 5}, kBool), 0.1, true), op.c_str(),
+                     "is_causal and attn_mask");
 }
 
 }  // namespace

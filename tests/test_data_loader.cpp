@@ -11,12 +11,10 @@
 #include <optional>
 #include <vector>
 
+#include "ember/cuda.h"
 #include "ember/data.h"
 #include "tests/test_data_util.h"
 #include "tests/test_util.h"
-#ifdef EMBER_WITH_CUDA
-#include "kernels/cuda/cuda_allocator.h"
-#endif
 
 namespace ember::data {
 namespace {
@@ -307,12 +305,26 @@ TEST(DataLoader, PinMemoryKeepsTheValues) {
   DataLoader pinned(std::make_shared<RangeDataset>(5), {.batch_size = 5, .num_workers = 1, .pin_memory = true});
   const std::vector<Example> a = collect(plain), b = collect(pinned);
   expect_same_batches(a, b);
-#ifdef EMBER_WITH_CUDA
+  EXPECT_EQ(b[0].data.is_pinned(), cuda_is_available());
   if (cuda_is_available()) {
-    EXPECT_TRUE(cuda::is_pinned(b[0].data.data_ptr()));
     EXPECT_TRUE(same_bits(b[0].data.cuda().cpu(), a[0].data));
   }
-#endif
+}
+
+TEST(PinMemory, NeedsACudaDeviceAndACpuTensor) {
+  const Tensor t = arange(6).view({2, 3}).t();
+  EXPECT_FALSE(t.is_pinned());
+  EXPECT_FALSE(Tensor().is_pinned());
+  EXPECT_EMBER_ERROR(Tensor().pin_memory(), "pin_memory", "undefined");
+  if (!cuda_is_available()) {
+    EXPECT_EMBER_ERROR(t.pin_memory(), "pin_memory", "CUDA device");
+    return;
+  }
+  const Tensor p = t.pin_memory();  // a contiguous copy
+  EXPECT_TRUE(p.is_pinned());
+  EXPECT_TRUE(p.is_contiguous());
+  EXPECT_TRUE(same_bits(p, t));
+  EXPECT_EQ(p.pin_memory().data_ptr(), p.data_ptr());  // already pinned: itself
 }
 
 TEST(DataLoader, RejectsBadOptions) {

@@ -1,8 +1,9 @@
 // nn::Module: registration, traversal, state_dict, modes, to(), zero_grad,
-// printing and the holder.
+// printing, names and the holder.
 #include <sstream>
 
 #include "ember/nn.h"
+#include "ember/optim.h"
 #include "test_util.h"
 
 namespace ember {
@@ -213,12 +214,89 @@ TEST(NnModule, ToDtypeConvertsFloatingTensorsThroughTheMemberReferences) {
   EXPECT_EMBER_ERROR(net->to(DType::Int32), "TinyNet::to", "floating-point");
 }
 
+// to() keeps each tensor's identity (Note [Parameter slots]): handles taken
+// before the move, an optimiser's included, see the converted data.
+TEST(NnModule, ToKeepsTheTensorsAnOptimiserHolds) {
+  manual_seed(0);
+  TinyNet net;
+  const Tensor weight_before = net->fc->weight;
+  optim::AdamW opt(net->parameters(), optim::AdamWOptions(0.1));
+  net->to(kFloat64);
+  EXPECT_TRUE(net->fc->weight.is_same(weight_before));
+  EXPECT_EQ(weight_before.dtype(), kFloat64);
+  const std::vector<double> start = values(net->fc->weight);
+  net(randn({4, 3}, kFloat64)).sum().backward();
+  opt.step();
+  for (const Tensor& p : opt.parameters()) EXPECT_EQ(p.dtype(), kFloat64);
+  EXPECT_NE(values(net->fc->weight), start);  // the optimiser updated the module's float64 weight
+  EXPECT_EQ(opt.state(net->fc->weight)->buffers.at("exp_avg").dtype(), kFloat64);
+}
+
+TEST(NnModule, OptimiserStateFollowsAMoveAfterSteps) {
+  manual_seed(0);
+  TinyNet net;
+  optim::AdamW opt(net->parameters(), optim::AdamWOptions(0.1));
+  net(randn({4, 3})).sum().backward();
+  opt.step();
+  EXPECT_EQ(opt.state(net->fc->weight)->buffers.at("exp_avg").dtype(), kFloat32);
+  net->to(kFloat64);
+  opt.zero_grad();
+  net(randn({4, 3}, kFloat64)).sum().backward();
+  ASSERT_EQ(net->fc->weight.grad().dtype(), kFloat64);  // a fresh gradient accumulator for the new dtype
+  opt.step();
+  EXPECT_EQ(opt.state(net->fc->weight)->buffers.at("exp_avg").dtype(), kFloat64);
+  EXPECT_EQ(opt.state(net->fc->weight)->step, 2);
+}
+
+TEST(NnModule, ToKeepsTiedWeightsTied) {
+  nn::Linear a(3, 3), b(3, 3);
+  b->weight = a->weight;
+  nn::Sequential both(a, b);
+  both->to(kFloat64);
+  EXPECT_TRUE(a->weight.is_same(b->weight));
+  EXPECT_EQ(b->weight.dtype(), kFloat64);
+}
+
 TEST(NnModule, ToTheSameDtypeKeepsTheTensors) {
   TinyNet net;
   const Tensor before = net->fc->weight;
   net->to(DType::Float32);
   net->to(Device::cpu());
   EXPECT_TRUE(net->fc->weight.is_same(before));
+}
+
+TEST(NnModule, NamedItemsHaveKeyAndValue) {
+  TinyNet net;
+  const nn::NamedTensors named = net->named_parameters();
+  EXPECT_EQ(named[1].key(), "fc.weight");
+  EXPECT_TRUE(named[1].value().is_same(net->fc->weight));
+  EXPECT_EQ(named[1].first, named[1].key());
+  const auto& [name, tensor] = named[2];
+  EXPECT_EQ(name, "fc.bias");
+  EXPECT_TRUE(tensor.is_same(net->fc->bias));
+  EXPECT_EQ(net->named_children()[0].key(), "fc");
+  EXPECT_EQ(net->named_buffers()[0].value().dtype(), kInt64);
+}
+
+namespace user_code {
+struct ResidualImpl : nn::Module {
+  Tensor forward(const Tensor& x) { return x; }
+};
+EMBER_MODULE(Residual);
+template <int N>
+struct StackImpl : nn::Module {};
+}  // namespace user_code
+
+TEST(NnModule, NameDefaultsToTheClassNameWithoutImpl) {
+  user_code::Residual residual;
+  EXPECT_EQ(residual->name(), "Residual");
+  std::ostringstream os;
+  os << residual;
+  EXPECT_EQ(os.str(), "Residual()");
+  EXPECT_EQ(user_code::StackImpl<2>().name(), "StackImpl<2>");  // only a trailing "Impl" goes
+  EXPECT_EQ(TinyNet()->name(), "TinyNet");                       // an explicit name stays
+  EXPECT_EQ(nn::Module().name(), "Module");
+  EXPECT_EQ(nn::Linear(2, 3)->name(), "Linear");
 }
 
 TEST(NnModule, PrintsTheTreeLikePyTorch) {

@@ -59,9 +59,10 @@ std::string dtype_list(std::vector<DType> v) {
 }
 
 // The op's name as its error messages spell it (the public function's name):
-// "add_" -> "add", "max_dim" -> "max", "div_mode" -> "div".
+// "add_" -> "add", "max_dim" -> "max", "div_mode" -> "div", "linalg_qr" -> "linalg.qr".
 std::string error_name(std::string name) {
   while (name.ends_with("_")) name.pop_back();
+  if (name.starts_with("linalg_")) name[6] = '.';
   for (const char* suffix : {"_dim", "_mode"}) {
     if (name.ends_with(suffix)) name.resize(name.size() - std::strlen(suffix));
   }
@@ -119,7 +120,7 @@ std::string problems_of(const OpInfo& row, DType t, const Sample& s) {
     if (outs.empty() || !outs[0].is_same(self)) problem("an in-place op must return self");
     if (self._version() <= version) problem("an in-place op must bump the version");
   }
-  if (row.kind == OpKind::Random) {
+  if (row.kind == OpKind::Random || row.kind == OpKind::Sampled || row.kind == OpKind::Factorization) {
     const ::testing::AssertionResult ok = row.check(s, outs);
     if (!ok) problem(ok.message());
     return p;

@@ -221,5 +221,18 @@ TEST_F(Serialize, BadInputsToSaveNameTheFile) {
   EXPECT_TRUE(files().empty());
 }
 
+// ember::save / ember::load: name -> tensor maps, as a safetensors file.
+TEST_F(Serialize, SaveAndLoadNameToTensorMaps) {
+  const TensorDict tensors = {{"weight", randn({3, 4})}, {"steps", full({}, 7, kInt64)}};
+  save(tensors, path("state.safetensors"));
+  EXPECT_EQ(files(), std::vector<std::string>{"state.safetensors"});  // written atomically, no leftovers
+  const TensorDict back = load(path("state.safetensors"));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(values(back.at("weight")), values(tensors.at("weight")));
+  EXPECT_EQ(back.at("steps").dtype(), kInt64);
+  EXPECT_EQ(load_safetensors(path("state.safetensors")).tensors.size(), 2u);  // the same format
+  EXPECT_EMBER_ERROR(load(path("missing.safetensors")), "missing.safetensors");
+}
+
 }  // namespace
 }  // namespace ember

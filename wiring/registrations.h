@@ -16,12 +16,16 @@ void register_cpu_unary_kernels();              // elementwise/unary.cpp
 void register_cpu_view_kernels();               // kernels/view_kernels.cpp
 void register_cpu_shape_kernels();              // shape/shape.cpp: cat, stack, ...
 void register_cpu_sort_kernels();               // sort/sort.cpp
+void register_cpu_unique_kernels();             // sort/unique.cpp
+void register_cpu_searchsorted_kernels();       // sort/searchsorted.cpp
 void register_cpu_advanced_index_kernels();     // index/advanced_index.cpp: index, index_put_, nonzero
 void register_cpu_gather_scatter_kernels();         // index/gather_scatter.cpp
 void register_cpu_flip_roll_repeat_kernels();   // shape/flip_roll_repeat.cpp
 void register_cpu_masked_select_kernels();      // index/masked_select.cpp
 void register_cpu_matmul_kernels();             // linalg/matmul.cpp
+void register_cpu_linalg_decomposition_kernels();  // linalg/decompositions.cpp: solve, inv, det, qr, svd, eigh, ...
 void register_cpu_random_kernels();             // random/random.cpp
+void register_cpu_sampling_kernels();           // random/sampling.cpp: bernoulli_, multinomial
 void register_cpu_reduce_kernels();             // reduce/reduce.cpp
 void register_cpu_index_reduce_kernels();       // reduce/reduce_index.cpp: argmax, max.dim, ...
 void register_cpu_scan_kernels();               // reduce/reduce_scan.cpp: cumsum, cumprod
@@ -62,6 +66,7 @@ void register_reduction_formulas();
 void register_view_formulas();
 void register_advanced_index_formulas();
 void register_linalg_formulas();
+void register_linalg_decomposition_formulas();
 void register_shape_formulas();
 void register_copy_formulas();
 void register_activation_formulas();

@@ -18,12 +18,16 @@ void register_cpu_backend() {
   register_cpu_view_kernels();
   register_cpu_shape_kernels();
   register_cpu_sort_kernels();
+  register_cpu_unique_kernels();
+  register_cpu_searchsorted_kernels();
   register_cpu_advanced_index_kernels();
   register_cpu_gather_scatter_kernels();
   register_cpu_flip_roll_repeat_kernels();
   register_cpu_masked_select_kernels();
   register_cpu_matmul_kernels();
+  register_cpu_linalg_decomposition_kernels();
   register_cpu_random_kernels();
+  register_cpu_sampling_kernels();
   register_cpu_reduce_kernels();
   register_cpu_index_reduce_kernels();
   register_cpu_scan_kernels();
@@ -58,6 +62,7 @@ void install_autograd_layer() {
   autograd::register_view_formulas();
   autograd::register_advanced_index_formulas();
   autograd::register_linalg_formulas();
+  autograd::register_linalg_decomposition_formulas();
   autograd::register_shape_formulas();
   autograd::register_copy_formulas();
   autograd::register_activation_formulas();

@@ -27,4 +27,11 @@ void cuda_synchronize();
 // Blocks until all work queued on `device` is done.
 void cuda_synchronize(int device);
 
+// libtorch's spellings: torch::cuda::is_available(), device_count(), synchronize().
+namespace cuda {
+inline bool is_available() { return cuda_is_available(); }
+inline int device_count() { return cuda_device_count(); }
+inline void synchronize() { cuda_synchronize(); }
+}  // namespace cuda
+
 }  // namespace ember

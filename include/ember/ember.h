@@ -5,9 +5,13 @@
 //   ember::Tensor b = (a * 2 + 1).relu().sum();
 //   std::cout << b << "\n";
 //
-// Only this header is needed; it pulls in no Eigen or CUDA headers.
+// Only this header is needed; it pulls in no Eigen or CUDA headers. It
+// brings <cmath> too (INFINITY, std::isfinite), as <torch/torch.h> does.
 #pragma once
 
+#include <cmath>
+
+#include "ember/accessor.h"
 #include "ember/allocator.h"
 #include "ember/amp.h"
 #include "ember/autograd.h"
@@ -21,6 +25,7 @@
 #include "ember/generator.h"
 #include "ember/gradcheck.h"
 #include "ember/indexing.h"
+#include "ember/linalg.h"
 #include "ember/nn.h"
 #include "ember/nn/functional.h"
 #include "ember/ops.h"

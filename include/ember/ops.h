@@ -10,6 +10,7 @@
 
 #include "ember/generator.h"
 #include "ember/tensor.h"
+#include "ember/unary_op_list.h"
 
 namespace ember {
 
@@ -52,6 +53,20 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
 // Fills in place from a generator.
 Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0, Generator* generator = nullptr);
 Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* generator = nullptr);
+// Draws 0 or 1 per element, 1 with probability p (in [0, 1]). bernoulli(p)
+// returns draws of p's shape and dtype; bernoulli_ overwrites t (any dtype;
+// a tensor p broadcasts to t's shape). Element i takes uniform number i of
+// the generator's stream, so a seed gives the same draws in any layout.
+Tensor bernoulli(const Tensor& p, Generator* generator = nullptr);
+Tensor bernoulli(const Tensor& t, double p, Generator* generator = nullptr);
+Tensor& bernoulli_(Tensor& t, double p = 0.5, Generator* generator = nullptr);
+Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* generator = nullptr);
+// int64 category indices drawn from the rows of `probs` (1-D, or 2-D: one
+// row per distribution; non-negative weights, not necessarily normalised):
+// (num_samples) or (rows, num_samples). Without replacement a category is
+// drawn at most once per row (num_samples <= categories), in the order drawn.
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
+                   Generator* generator = nullptr);
 
 // ---- type promotion ----
 DType result_type(const Tensor& a, const Tensor& b);
@@ -85,13 +100,24 @@ Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
 Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value);
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+// Bounds as tensors, broadcast with t (at least one given); a NaN bound gives NaN.
+Tensor clamp(const Tensor& t, const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
+// The angle of the point (b, a) in [-pi, pi]; integer inputs give float32.
+Tensor atan2(const Tensor& a, const Tensor& b);
+// log(exp(a) + exp(b)), without overflow; floating inputs.
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+// self + weight * (end - self), broadcast; self, end and a tensor weight share one floating dtype.
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+// self + value * tensor1 * tensor2 and self + value * tensor1 / tensor2,
+// broadcast and promoted; addcdiv refuses two integer tensors, as PyTorch.
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+// The unary ops of ember/unary_op_list.h: exp(t), asinh(t), ...
 #define EMBER_UNARY_FN(name) Tensor name(const Tensor& t);
-EMBER_UNARY_FN(neg) EMBER_UNARY_FN(abs) EMBER_UNARY_FN(sign) EMBER_UNARY_FN(exp) EMBER_UNARY_FN(exp2)
-EMBER_UNARY_FN(log) EMBER_UNARY_FN(log2) EMBER_UNARY_FN(log1p) EMBER_UNARY_FN(expm1) EMBER_UNARY_FN(sqrt)
-EMBER_UNARY_FN(rsqrt) EMBER_UNARY_FN(reciprocal) EMBER_UNARY_FN(sin) EMBER_UNARY_FN(cos) EMBER_UNARY_FN(tan)
-EMBER_UNARY_FN(tanh) EMBER_UNARY_FN(sigmoid) EMBER_UNARY_FN(relu) EMBER_UNARY_FN(silu) EMBER_UNARY_FN(erf)
-EMBER_UNARY_FN(floor) EMBER_UNARY_FN(ceil) EMBER_UNARY_FN(round) EMBER_UNARY_FN(trunc) EMBER_UNARY_FN(isnan)
-EMBER_UNARY_FN(isinf)
+EMBER_FORALL_UNARY_OPS(EMBER_UNARY_FN)
+Tensor isnan(const Tensor& t);
+Tensor isinf(const Tensor& t);
 #undef EMBER_UNARY_FN
 // approximate: "none" (exact, with erf) or "tanh".
 Tensor gelu(const Tensor& t, std::string_view approximate = "none");
@@ -127,15 +153,66 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& m, const Tensor& v);
 Tensor outer(const Tensor& a, const Tensor& b);
+// beta * self + alpha * bmm(batch1, batch2); self broadcasts to (b, n, m). beta = 0 ignores self (NaN included).
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+// The Kronecker product: for (a0, a1, ...) and (b0, b1, ...), (a0 * b0, a1 * b1, ...) (the fewer dims padded with 1).
+Tensor kron(const Tensor& a, const Tensor& b);
+// A vector (n) becomes the (n + |d|)-square matrix with it on diagonal d;
+// a matrix gives a copy of its diagonal d.
+Tensor diag(const Tensor& t, int64_t diagonal = 0);
+// The sum of a matrix's main diagonal (integers sum to int64).
+Tensor trace(const Tensor& t);
+// Einstein summation, as torch.einsum: "bij,bjk->bik", "ii->i" (diagonal),
+// "ii" (trace), "...ij,...jk" (ellipsis: broadcast batch dims), implicit
+// output (no "->": the labels used once, in alphabetical order, uppercase
+// first). Operands are contracted two at a time with bmm, in the order
+// that needs the fewest multiply-adds.
+Tensor einsum(std::string_view equation, const TensorList& operands);
+// The p-norm distance between every row of x1 (*, P, M) and of x2 (*, R, M):
+// (*, P, R), batch dims broadcast. Computed from the differences (no
+// ||x||^2 - 2 x.y + ||y||^2 shortcut), so equal rows give exactly 0.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
 
 // ---- joining, triangles, sorting ----
 Tensor cat(const TensorList& tensors, int64_t dim = 0);
+// Joins tensors of one shape along a new dim.
 Tensor stack(const TensorList& tensors, int64_t dim = 0);
+// Views of consecutive pieces along dim: of split_size each (the last may be
+// smaller), of the given sizes, or `chunks` pieces of ceil(size / chunks).
+TensorList split(const Tensor& t, int64_t split_size, int64_t dim = 0);
+TensorList split(const Tensor& t, IntArrayRef split_sizes, int64_t dim = 0);
+TensorList split_with_sizes(const Tensor& t, IntArrayRef split_sizes, int64_t dim = 0);
+TensorList chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
+// Coordinate grids of 0-d or 1-d tensors (one dtype): output k holds input k
+// along dim k ("ij") or, for "xy", with the first two dims swapped. The
+// results are expanded views.
+TensorList meshgrid(const TensorList& tensors, std::string_view indexing = "ij");
 Tensor tril(const Tensor& t, int64_t diagonal = 0);
 Tensor triu(const Tensor& t, int64_t diagonal = 0);
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
 std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+// The indices of sort(t, dim, descending). Ties keep index order, stable or not.
+Tensor argsort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
+// The distinct values of the flattened tensor, ascending (also for sorted =
+// false, a valid order there), then the int64 inverse (t's shape: the index
+// of each element's value) and counts, each empty unless asked for. -0 and
+// 0 are one value; every NaN is its own, after the numbers. Only the
+// flattened form: a dim is an error.
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool sorted = true, bool return_inverse = false,
+                                          bool return_counts = false, std::optional<int64_t> dim = std::nullopt);
+// For each value, the index where inserting it keeps sorted_sequence sorted:
+// the first such index, or the last with right (or side "right"). A 1-D
+// sequence serves every value; an N-D one has one row per row of values
+// (whose leading dims must match). int64 indices, int32 with out_int32.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt);
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt);
+// The bucket of each value among the 1-D `boundaries`: searchsorted(boundaries, input, out_int32, right).
+Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+Tensor bucketize(const Scalar& input, const Tensor& boundaries, bool out_int32 = false, bool right = false);
 
 // ---- gather, scatter, index_select, masked_select, repeat, flip, roll (core/ops_indexing.cpp) ----
 // Index tensors hold int64 (index_select/index_add also take int32); an id
@@ -153,5 +230,15 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats);
 Tensor flip(const Tensor& self, IntArrayRef dims);
 // Without dims, rolls the flattened tensor and restores its shape.
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {});
+
+// ---- shape and comparison helpers, as torch:: (core/ops_views.cpp, core/ops_isclose.cpp) ----
+// t.flatten(start_dim, end_dim).
+Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
+// Elementwise |a - b| <= atol + rtol * |b| (broadcast; a bool tensor). Equal
+// values are close (infinities of one sign included); NaNs are close to
+// each other only with equal_nan. a and b must have one dtype.
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+// Whether every element of isclose(a, b, ...) is true.
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 
 }  // namespace ember

@@ -2,6 +2,7 @@
 // atomic increment); the data is shared. Methods mirror libtorch's.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -14,20 +15,25 @@
 
 #include "ember/scalar.h"
 #include "ember/tensor_impl.h"
+#include "ember/unary_op_list.h"
 
 namespace ember {
 
 class Tensor;
 class TensorIndex;
 class Node;
+class Generator;
+template <class T, size_t N> class TensorAccessor;
 using TensorList = std::vector<Tensor>;
 
-// What a factory makes: dtype and device. Converts implicitly from either,
-// so `zeros({2, 3}, kFloat64)` and `zeros({2, 3}, Device::cuda())` work.
+// What a factory makes: dtype, device, and whether the result requires grad.
+// Converts implicitly from a dtype or a device, so `zeros({2, 3}, kFloat64)`
+// and `zeros({2, 3}, Device::cuda())` work.
 struct TensorOptions {
   DType dtype_ = DType::Float32;
   Device device_ = Device::cpu();
   bool dtype_set_ = false;
+  bool requires_grad_ = false;
 
   TensorOptions() = default;
   TensorOptions(DType d) : dtype_(d), dtype_set_(true) {}  // NOLINT
@@ -42,6 +48,12 @@ struct TensorOptions {
   TensorOptions device(Device d) const {
     TensorOptions o = *this;
     o.device_ = d;
+    return o;
+  }
+  // The factory's result is a leaf that requires grad (floating dtypes only).
+  TensorOptions requires_grad(bool r = true) const {
+    TensorOptions o = *this;
+    o.requires_grad_ = r;
     return o;
   }
 };
@@ -81,6 +93,10 @@ class Tensor {
   void* data_ptr() const { return impl_->data(); }
   // The value of a one-element tensor, converted to T.
   template <class T> T item() const;
+  // Element access by index (ember/accessor.h): checks once that the tensor
+  // is on the CPU, holds T and has N dims. Not on temporaries (it borrows).
+  template <class T, size_t N> TensorAccessor<T, N> accessor() const&;
+  template <class T, size_t N> TensorAccessor<T, N> accessor() && = delete;
   Scalar item() const;
   std::string to_string() const;
 
@@ -122,6 +138,7 @@ class Tensor {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
   TensorList split(int64_t split_size, int64_t dim = 0) const;
+  TensorList split(IntArrayRef split_sizes, int64_t dim = 0) const;  // as split_with_sizes
   TensorList split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
   TensorList chunk(int64_t chunks, int64_t dim = 0) const;
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
@@ -179,16 +196,28 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  // Bounds as tensors (broadcast with self; at least one given).
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
+  Tensor atan2(const Tensor& other) const;
+  Tensor& atan2_(const Tensor& other);
+  Tensor logaddexp(const Tensor& other) const;
+  // self + weight * (end - self)
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor& lerp_(const Tensor& end, const Scalar& weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  // self + value * tensor1 * tensor2, self + value * tensor1 / tensor2
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
 
+  // The unary ops of ember/unary_op_list.h, and their in-place forms: t.exp(), t.exp_(), ...
 #define EMBER_UNARY_METHOD(name) \
   Tensor name() const;           \
   Tensor& name##_();
-  EMBER_UNARY_METHOD(neg) EMBER_UNARY_METHOD(abs) EMBER_UNARY_METHOD(sign) EMBER_UNARY_METHOD(exp)
-  EMBER_UNARY_METHOD(exp2) EMBER_UNARY_METHOD(log) EMBER_UNARY_METHOD(log2) EMBER_UNARY_METHOD(log1p)
-  EMBER_UNARY_METHOD(expm1) EMBER_UNARY_METHOD(sqrt) EMBER_UNARY_METHOD(rsqrt) EMBER_UNARY_METHOD(reciprocal)
-  EMBER_UNARY_METHOD(sin) EMBER_UNARY_METHOD(cos) EMBER_UNARY_METHOD(tan) EMBER_UNARY_METHOD(tanh)
-  EMBER_UNARY_METHOD(sigmoid) EMBER_UNARY_METHOD(relu) EMBER_UNARY_METHOD(silu) EMBER_UNARY_METHOD(erf)
-  EMBER_UNARY_METHOD(floor) EMBER_UNARY_METHOD(ceil) EMBER_UNARY_METHOD(round) EMBER_UNARY_METHOD(trunc)
+  EMBER_FORALL_UNARY_OPS(EMBER_UNARY_METHOD)
 #undef EMBER_UNARY_METHOD
   Tensor gelu(std::string_view approximate = "none") const;
   Tensor softplus(const Scalar& beta = 1, const Scalar& threshold = 20) const;
@@ -223,12 +252,28 @@ class Tensor {
   Tensor dot(const Tensor& other) const;
   Tensor mv(const Tensor& vec) const;
   Tensor outer(const Tensor& other) const;
+  // beta * self + alpha * bmm(batch1, batch2)
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor trace() const;
 
   // ---- other ----
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, bool stable = false) const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  // (values, inverse, counts) as ember::unique.
+  std::tuple<Tensor, Tensor, Tensor> unique(bool sorted = true, bool return_inverse = false,
+                                            bool return_counts = false,
+                                            std::optional<int64_t> dim = std::nullopt) const;
+  // Random draws (ember/ops.h): self holds the probabilities, or is filled with 0/1 draws of p.
+  Tensor bernoulli(Generator* generator = nullptr) const;
+  Tensor bernoulli(double p, Generator* generator = nullptr) const;
+  Tensor& bernoulli_(double p = 0.5, Generator* generator = nullptr);
+  Tensor& bernoulli_(const Tensor& p, Generator* generator = nullptr);
+  Tensor multinomial(int64_t num_samples, bool replacement = false, Generator* generator = nullptr) const;
 
   // ---- gather, scatter and friends (same as the free functions in ember/ops.h) ----
   Tensor gather(int64_t dim, const Tensor& index) const;
@@ -263,6 +308,11 @@ class Tensor {
   uint32_t output_nr() const;
   void retain_grad() const;
   bool retains_grad() const;
+  // Makes this leaf use `new_data`'s data (its memory, dtype, device and
+  // shape; shared, not copied) while keeping its identity, requires_grad,
+  // grad and hooks: every handle to it sees the new data. Graphs recorded
+  // before a change of dtype, device or shape no longer reach it.
+  void set_data(const Tensor& new_data) const;
   // A tensor sharing the data but not the history.
   Tensor detach() const;
   Tensor& detach_();
@@ -323,3 +373,5 @@ Tensor operator>=(const Tensor& a, const Scalar& b);
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 }  // namespace ember
+
+#include "ember/accessor.h"  // Tensor::accessor

@@ -111,6 +111,10 @@ class TensorImpl : public RefCounted {
 
   // Re-describes this tensor (used by in-place view ops such as squeeze_).
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // Takes `other`'s storage, dtype, sizes, strides, offset and view base,
+  // keeping this object, its autograd state and its non-backend keys
+  // (Tensor::set_data).
+  void set_data_from(const TensorImpl& other);
 
   // A view's base: the tensor whose storage it shares and that is not itself
   // a view (null for non-views). Set by the view kernels; autograd uses it

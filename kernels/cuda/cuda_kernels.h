@@ -35,7 +35,8 @@ void launch_where(const ElementwiseArgs& a);
 
 // ---- cuda_unary.cu: one input, output in the input's dtype unless noted ----
 enum class UnaryKind : uint8_t {
-  Neg, Abs, Sign, Exp, Exp2, Log, Log2, Log1p, Expm1, Sqrt, Rsqrt, Reciprocal, Sin, Cos, Tan, Tanh,
+  Neg, Abs, Sign, Exp, Exp2, Log, Log2, Log1p, Expm1, Sqrt, Rsqrt, Reciprocal, Sin, Cos, Tan, Asin, Acos, Atan,
+  Sinh, Cosh, Tanh, Asinh, Acosh, Atanh,
   Sigmoid, Relu, Silu, Erf, Floor, Ceil, Round, Trunc, GeluErf, GeluTanh, Softplus
 };
 // Floating dtypes take every kind; integer dtypes Neg, Abs, Sign, Relu. Softplus reads beta, threshold.

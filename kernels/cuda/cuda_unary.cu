@@ -24,7 +24,15 @@ EMBER_MATH_FN(m_sqrt, sqrtf, sqrt)
 EMBER_MATH_FN(m_sin, sinf, sin)
 EMBER_MATH_FN(m_cos, cosf, cos)
 EMBER_MATH_FN(m_tan, tanf, tan)
+EMBER_MATH_FN(m_asin, asinf, asin)
+EMBER_MATH_FN(m_acos, acosf, acos)
+EMBER_MATH_FN(m_atan, atanf, atan)
+EMBER_MATH_FN(m_sinh, sinhf, sinh)
+EMBER_MATH_FN(m_cosh, coshf, cosh)
 EMBER_MATH_FN(m_tanh, tanhf, tanh)
+EMBER_MATH_FN(m_asinh, asinhf, asinh)
+EMBER_MATH_FN(m_acosh, acoshf, acosh)
+EMBER_MATH_FN(m_atanh, atanhf, atanh)
 EMBER_MATH_FN(m_erf, erff, erf)
 EMBER_MATH_FN(m_erfc, erfcf, erfc)
 EMBER_MATH_FN(m_floor, floorf, floor)
@@ -66,7 +74,15 @@ __device__ __forceinline__ M unary_float(UnaryKind kind, M x, M beta, M threshol
     case UnaryKind::Sin: return m_sin(x);
     case UnaryKind::Cos: return m_cos(x);
     case UnaryKind::Tan: return m_tan(x);
+    case UnaryKind::Asin: return m_asin(x);
+    case UnaryKind::Acos: return m_acos(x);
+    case UnaryKind::Atan: return m_atan(x);
+    case UnaryKind::Sinh: return m_sinh(x);
+    case UnaryKind::Cosh: return m_cosh(x);
     case UnaryKind::Tanh: return m_tanh(x);
+    case UnaryKind::Asinh: return m_asinh(x);
+    case UnaryKind::Acosh: return m_acosh(x);
+    case UnaryKind::Atanh: return m_atanh(x);
     case UnaryKind::Sigmoid: return sigmoid(x);
     case UnaryKind::Relu: return x != x ? x : (x > zero ? x : zero);
     case UnaryKind::Silu: return x == neg_inf ? -zero : x * sigmoid(x);

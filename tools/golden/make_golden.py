@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Golden values for ember's op tests, computed with PyTorch on CPU.
 
-Writes tests/golden/{elementwise,reductions,matmul,shape_ops}.safetensors and
-tests/golden/autograd/gradients.safetensors.
+Writes tests/golden/{elementwise,reductions,matmul,shape_ops,products,distances,sampling}.safetensors
+and tests/golden/autograd/gradients.safetensors.
 The convention (names, metadata, tolerances) is in tools/golden/README.md.
 
 Run from the repository root with the Python that has torch (Debian's
@@ -329,7 +329,15 @@ UNARY = {
     "sin": (torch.sin, (-6.3, 6.3), [3.14159265, 1e4, -1e3], 1e-6, 1e-13, {}),
     "cos": (torch.cos, (-6.3, 6.3), [3.14159265, 1e4, -1e3], 1e-6, 1e-13, {}),
     "tan": (torch.tan, (-1.5, 1.5), [0.7853981633974483, 1e3], 1e-5, 1e-12, {}),
+    "asin": (torch.asin, (-1, 1), [1.0, -1.0, 1.5, 1e-10], 1e-6, 1e-13, {}),
+    "acos": (torch.acos, (-1, 1), [1.0, -1.0, 1.5, 1e-10], 1e-6, 1e-13, {}),
+    "atan": (torch.atan, (-10, 10), [1e30, -1e30, 1.0, 1e-10], 1e-6, 1e-13, {}),
+    "sinh": (torch.sinh, (-5, 5), [1e-10, 88.0, 89.5, -89.5, 711.0], 1e-6, 1e-13, {}),
+    "cosh": (torch.cosh, (-5, 5), [1e-10, 88.0, 89.5, -89.5, 711.0], 1e-6, 1e-13, {}),
     "tanh": (torch.tanh, (-5, 5), [10.0, -10.0, 20.0, 1e-10], 1e-6, 1e-13, {}),
+    "asinh": (torch.asinh, (-10, 10), [1e-10, -1e-10, 1e30, -1e30], 1e-6, 1e-13, {}),
+    "acosh": (torch.acosh, (1, 10), [1.0, 0.5, 1e30, 1.0000001], 1e-6, 1e-13, {}),
+    "atanh": (torch.atanh, (-1, 1), [1.0, -1.0, 1.5, 1e-10], 1e-6, 1e-13, {}),
     "sigmoid": (torch.sigmoid, (-10, 10), [50.0, -50.0, 100.0, -100.0, -1e30], 1e-6, 1e-13, {}),
     "relu": (torch.relu, (-5, 5), [1e30, -1e30], 0, 0, {}),
     "silu": (F.silu, (-8, 8), [50.0, -50.0, -100.0], 1e-6, 1e-13, {}),
@@ -391,10 +399,74 @@ def unary_cases(g):
         g.case(f"gelu_none_{tag}", "gelu", [x], via_f32(F.gelu, x), {"approximate": "none"})
 
 
+def combination_cases(g):
+    """atan2, logaddexp, lerp, addcmul, addcdiv, and clamp with tensor bounds."""
+    f32, f64 = torch.float32, torch.float64
+
+    a, b = randn("atan2.a", [3, 4]), randn("atan2.b", [4])
+    g.case("atan2_broadcast", "atan2", [a, b], torch.atan2(a, b), rtol=1e-6, atol=1e-7)
+    a = torch.tensor([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, INF, -INF, INF, NAN, 1.0, 0.0])
+    b = torch.tensor([0.0, 0.0, -0.0, -0.0, INF, -INF, INF, INF, -INF, 1.0, NAN, -2.0])
+    g.case("atan2_edges", "atan2", [a, b], torch.atan2(a, b), rtol=1e-6, atol=1e-7)
+    a, b = randn("atan2_64.a", [2, 3], f64), randn("atan2_64.b", [2, 3], f64)
+    g.case("atan2_f64", "atan2", [a, b], torch.atan2(a, b), rtol=1e-13, atol=1e-15)
+    a, b = randint("atan2_i.a", [5], -5, 5), randint("atan2_i.b", [5], -5, 5, torch.int32)
+    g.case("atan2_i64_i32", "atan2", [a, b], torch.atan2(a, b), rtol=1e-6, atol=1e-7)
+
+    a, b = randn("logaddexp.a", [3, 4], scale=5.0), randn("logaddexp.b", [3, 1], scale=5.0)
+    g.case("logaddexp_broadcast", "logaddexp", [a, b], torch.logaddexp(a, b), rtol=1e-6, atol=1e-7)
+    a = torch.tensor([INF, -INF, INF, -INF, NAN, 1.0, 1000.0, -1000.0, 0.0, 80.0])
+    b = torch.tensor([INF, -INF, -INF, 3.0, 1.0, NAN, 1000.0, -1000.5, 0.0, -80.0])
+    g.case("logaddexp_edges", "logaddexp", [a, b], torch.logaddexp(a, b), rtol=1e-6, atol=1e-7)
+    a, b = randn("logaddexp64.a", [5], f64, 3.0), randn("logaddexp64.b", [5], f64, 3.0)
+    g.case("logaddexp_f64", "logaddexp", [a, b], torch.logaddexp(a, b), rtol=1e-13, atol=1e-15)
+
+    # lerp: a Scalar weight in args, or a third input; weights on both sides of 0.5 and beyond [0, 1].
+    x, y = randn("lerp.x", [3, 4]), randn("lerp.y", [4])
+    for w in (0.0, 0.25, 0.5, 1.0, 1.75):
+        tag = f"{w}".replace(".", "p")
+        g.case(f"lerp_scalar_{tag}", "lerp", [x, y], torch.lerp(x, y, w), {"weight": w}, rtol=1e-6, atol=1e-6)
+    w = uniform("lerp.w", [3, 1], -0.5, 1.5)
+    g.case("lerp_tensor_weight", "lerp", [x, y, w], torch.lerp(x, y, w), rtol=1e-6, atol=1e-6)
+    x64, y64, w64 = randn("lerp64.x", [2, 3], f64), randn("lerp64.y", [2, 3], f64), uniform("lerp64.w", [3], 0, 1, f64)
+    g.case("lerp_f64", "lerp", [x64, y64, w64], torch.lerp(x64, y64, w64))
+    xe, ye = torch.tensor([INF, 1.0, NAN, -INF]), torch.tensor([1.0, INF, 2.0, INF])
+    g.case("lerp_edges", "lerp", [xe, ye], torch.lerp(xe, ye, 0.5), {"weight": 0.5})
+
+    s, t1, t2 = randn("addcmul.s", [3, 4]), randn("addcmul.t1", [4]), randn("addcmul.t2", [3, 1])
+    g.case("addcmul_broadcast", "addcmul", [s, t1, t2], torch.addcmul(s, t1, t2, value=0.5), {"value": 0.5},
+           rtol=1e-6, atol=1e-6)
+    si, t1i, t2i = randint("addcmul_i.s", [4], -9, 9), randint("addcmul_i.t1", [4], -9, 9), randint("addcmul_i.t2", [4], -9, 9)
+    g.case("addcmul_i64", "addcmul", [si, t1i, t2i], torch.addcmul(si, t1i, t2i, value=3), {"value": 3})
+    g.case("addcmul_i64_f32", "addcmul", [si, t1i, s[0]], torch.addcmul(si, t1i, s[0]), {"value": 1},
+           rtol=1e-6, atol=1e-6)
+    t2d = uniform("addcdiv.t2", [3, 1], 0.5, 2.0)
+    g.case("addcdiv_broadcast", "addcdiv", [s, t1, t2d], torch.addcdiv(s, t1, t2d, value=-2.0), {"value": -2.0},
+           rtol=1e-6, atol=1e-6)
+    s64, t164, t264 = randn("addcdiv64.s", [5], f64), randn("addcdiv64.t1", [5], f64), uniform("addcdiv64.t2", [5], 1, 2, f64)
+    g.case("addcdiv_f64", "addcdiv", [s64, t164, t264], torch.addcdiv(s64, t164, t264, value=0.25), {"value": 0.25})
+
+    # clamp with tensor bounds: the bounds given are inputs 1 (and 2), named by "tensor_bounds".
+    x = torch.cat([randn("clampt.x", [6], scale=2.0), torch.tensor([NAN, 0.5, 2.0, -3.0])])
+    lo = torch.cat([uniform("clampt.lo", [6], -1.5, 0.0), torch.tensor([0.0, NAN, 3.0, -1.0])])
+    hi = torch.cat([uniform("clampt.hi", [6], 0.0, 1.5), torch.tensor([1.0, 1.0, 1.0, NAN])])
+    g.case("clamp_tensor_both", "clamp", [x, lo, hi], torch.clamp(x, lo, hi), {"tensor_bounds": ["min", "max"]})
+    g.case("clamp_tensor_min", "clamp", [x, lo], torch.clamp(x, min=lo), {"tensor_bounds": ["min"]})
+    g.case("clamp_tensor_max", "clamp", [x, hi], torch.clamp(x, max=hi), {"tensor_bounds": ["max"]})
+    xb, lob = randn("clampt_b.x", [3, 4]), randn("clampt_b.lo", [4], scale=0.5)
+    hib = lob + uniform("clampt_b.w", [3, 1], 0.0, 1.0)
+    g.case("clamp_tensor_broadcast", "clamp", [xb, lob, hib], torch.clamp(xb, lob, hib),
+           {"tensor_bounds": ["min", "max"]})
+    xi = randint("clampt_i.x", [6], -9, 9)
+    loi = torch.tensor([2.5])
+    g.case("clamp_tensor_i64_f32_bound", "clamp", [xi, loi], torch.clamp(xi, min=loi), {"tensor_bounds": ["min"]})
+
+
 def build_elementwise():
     g = GoldenFile("elementwise")
     binary_cases(g)
     unary_cases(g)
+    combination_cases(g)
     return g
 
 
@@ -694,6 +766,211 @@ def build_shape_ops():
     xki = perm("topk.xi", [9], torch.int64, scale=5, offset=-20)
     v, i = torch.topk(xki, 4)
     g.case("topk_i64", "topk", [xki], [v, i], {"k": 4, "dim": -1, "largest": True, "sorted": True})
+    searching_cases(g)
+    splitting_cases(g)
+    return g
+
+
+def searching_cases(g):
+    """argsort, unique, searchsorted, bucketize."""
+    xs = perm("argsort.x", [3, 6], scale=0.5, offset=-4.0)
+    for dim, descending in ((-1, False), (0, True)):
+        tag = f"dim{dim}".replace("-", "neg") + ("_desc" if descending else "_asc")
+        g.case(f"argsort_{tag}", "argsort", [xs], torch.argsort(xs, dim=dim, descending=descending),
+               {"dim": dim, "descending": descending, "stable": False})
+    xt = torch.tensor([[3.0, 1.0, 2.0, 1.0, 3.0, 0.0, 1.0], [2.0, 2.0, -1.0, 2.0, 5.0, -1.0, 0.0]])
+    for descending in (False, True):
+        g.case(f"argsort_stable_ties_{'desc' if descending else 'asc'}", "argsort", [xt],
+               torch.sort(xt, dim=-1, descending=descending, stable=True)[1],
+               {"dim": -1, "descending": descending, "stable": True})
+
+    # unique: outputs are the values, then the inverse and counts when asked for. torch 1.13
+    # orders NaNs by hash, so no case has one; -0 and 0 are one value.
+    xu = torch.tensor([[3.0, 1.0, -0.0, 2.0], [1.0, 0.0, 3.0, 3.0]])
+    for inverse, counts in ((False, False), (True, False), (False, True), (True, True)):
+        out = torch.unique(xu, sorted=True, return_inverse=inverse, return_counts=counts)
+        out = list(out) if isinstance(out, tuple) else [out]
+        tag = ("_inverse" if inverse else "") + ("_counts" if counts else "")
+        g.case(f"unique{tag}", "unique", [xu], out,
+               {"sorted": True, "return_inverse": inverse, "return_counts": counts})
+    xui = randint("unique.xi", [12], -3, 4, torch.int32)
+    g.case("unique_i32", "unique", [xui], list(torch.unique(xui, return_inverse=True, return_counts=True)),
+           {"sorted": True, "return_inverse": True, "return_counts": True})
+    xub = torch.tensor([True, False, True, True])
+    g.case("unique_bool", "unique", [xub], list(torch.unique(xub, return_counts=True)),
+           {"sorted": True, "return_inverse": False, "return_counts": True})
+
+    seq = torch.tensor([-2.0, -1.0, 0.0, 0.0, 0.5, 3.0])
+    vals = torch.tensor([[-3.0, -1.0, 0.0], [0.25, 3.0, 9.0]])
+    for right in (False, True):
+        tag = "right" if right else "left"
+        g.case(f"searchsorted_{tag}", "searchsorted", [seq, vals], torch.searchsorted(seq, vals, right=right),
+               {"out_int32": False, "right": right, "side": None})
+    g.case("searchsorted_side_right", "searchsorted", [seq, vals], torch.searchsorted(seq, vals, side="right"),
+           {"out_int32": False, "right": False, "side": "right"})
+    g.case("searchsorted_int32", "searchsorted", [seq, vals], torch.searchsorted(seq, vals, out_int32=True),
+           {"out_int32": True, "right": False, "side": None})
+    seq2 = torch.tensor([[1, 3, 5, 7], [0, 0, 2, 9]])
+    vals2 = torch.tensor([[0, 3, 8], [0, 1, 9]])
+    g.case("searchsorted_rows_i64", "searchsorted", [seq2, vals2], torch.searchsorted(seq2, vals2),
+           {"out_int32": False, "right": False, "side": None})
+    seqn = torch.tensor([-INF, -1.0, 1.0, INF])
+    valsn = torch.tensor([NAN, INF, -INF, 0.0])
+    g.case("searchsorted_nan_inf", "searchsorted", [seqn, valsn], torch.searchsorted(seqn, valsn, right=True),
+           {"out_int32": False, "right": True, "side": None})
+    xi = randint("searchsorted.mixed", [5], -1, 5)
+    g.case("searchsorted_f32_i64", "searchsorted", [seq, xi], torch.searchsorted(seq, xi),
+           {"out_int32": False, "right": False, "side": None})
+
+    bounds = torch.tensor([1.0, 3.0, 5.0, 7.0])
+    x = torch.tensor([[1.0, 5.0, 6.0], [3.0, 9.0, -1.0]])
+    for right in (False, True):
+        g.case(f"bucketize_{'right' if right else 'left'}", "bucketize", [x, bounds],
+               torch.bucketize(x, bounds, right=right), {"out_int32": False, "right": right})
+
+
+def splitting_cases(g):
+    """split, chunk, meshgrid: several outputs each."""
+    x = randn("split.x", [5, 4])
+    g.case("split_size2_dim0", "split", [x], list(torch.split(x, 2, 0)), {"split_size": 2, "dim": 0})
+    g.case("split_sizes_dim1", "split", [x], list(torch.split(x, [1, 3], 1)), {"split_size": [1, 3], "dim": 1})
+    g.case("chunk_3_dim0", "chunk", [x], list(torch.chunk(x, 3, 0)), {"chunks": 3, "dim": 0})
+    g.case("chunk_4_dimneg1", "chunk", [x], list(torch.chunk(x, 4, -1)), {"chunks": 4, "dim": -1})
+    a, b, c = torch.tensor([1, 2]), torch.tensor([10, 20, 30]), torch.tensor([7, 8, 9, 6])
+    for indexing in ("ij", "xy"):
+        g.case(f"meshgrid_{indexing}", "meshgrid", [a, b, c], list(torch.meshgrid(a, b, c, indexing=indexing)),
+               {"indexing": indexing})
+    s = torch.tensor(5.0)
+    v = randn("meshgrid.v", [3])
+    g.case("meshgrid_0d_xy", "meshgrid", [s, v], list(torch.meshgrid(s, v, indexing="xy")), {"indexing": "xy"})
+
+
+# ---------------------------------------------------------------------------
+# products.safetensors: einsum, baddbmm, kron, diag, trace. Float32 outputs are
+# torch's float64 results rounded to float32, so they do not depend on the BLAS.
+
+
+def build_products():
+    g = GoldenFile("products")
+    f64 = torch.float64
+
+    def via_f64(fn, *xs):
+        return fn(*[x.double() for x in xs]).to(xs[0].dtype)
+
+    def einsum_case(name, equation, shapes):
+        xs = [randn(f"{name}.{k}", s) for k, s in enumerate(shapes)]
+        out = via_f64(lambda *ys: torch.einsum(equation, *ys), *xs)
+        g.case(name, "einsum", xs, out, {"equation": equation}, rtol=1e-5, atol=1e-5)
+
+    einsum_case("einsum_bmm", "bij,bjk->bik", [[2, 3, 4], [2, 4, 5]])
+    einsum_case("einsum_matmul_implicit", "ij,jk", [[3, 4], [4, 2]])
+    einsum_case("einsum_transpose_implicit", "ba", [[3, 4]])
+    einsum_case("einsum_upper_labels", "Ba,aC", [[2, 3], [3, 4]])
+    einsum_case("einsum_trace", "ii", [[4, 4]])
+    einsum_case("einsum_diagonal", "ii->i", [[4, 4]])
+    einsum_case("einsum_repeated_batch", "iij->ji", [[3, 3, 2]])
+    einsum_case("einsum_sum_all", "ijk->", [[2, 3, 4]])
+    einsum_case("einsum_outer", "i,j->ij", [[3], [4]])
+    einsum_case("einsum_hadamard", "ij,ij->ij", [[2, 3], [2, 3]])
+    einsum_case("einsum_ellipsis_broadcast", "...ij,...jk->...ik", [[5, 2, 3], [3, 4]])
+    einsum_case("einsum_ellipsis_middle", "i...j,j->...", [[2, 3, 4, 5], [5]])
+    einsum_case("einsum_ellipsis_summed", "...ij->ij", [[3, 2, 4]])
+    einsum_case("einsum_broadcast_size1", "ij,ij->i", [[3, 1], [3, 4]])
+    einsum_case("einsum_chain3", "ij,jk,kl->il", [[2, 30], [30, 40], [40, 3]])
+    einsum_case("einsum_chain4_mixed", "ab,bc,cd,de->ae", [[8, 2], [2, 9], [9, 3], [3, 7]])
+    einsum_case("einsum_bilinear", "bn,anm,bm->ba", [[2, 3], [4, 3, 5], [2, 5]])
+    einsum_case("einsum_spaces", "i j , j k -> i k", [[2, 3], [3, 2]])
+    ai, bi = randint("einsum_i64.a", [2, 3], -5, 5), randint("einsum_i64.b", [3, 2], -5, 5)
+    g.case("einsum_i64", "einsum", [ai, bi], torch.einsum("ij,jk->ik", ai, bi), {"equation": "ij,jk->ik"})
+
+    s, b1, b2 = randn("baddbmm.s", [3, 1]), randn("baddbmm.b1", [2, 3, 4]), randn("baddbmm.b2", [2, 4, 5])
+    for beta, alpha in ((1.0, 1.0), (0.5, -2.0)):
+        g.case(f"baddbmm_beta{beta}_alpha{alpha}".replace(".", "p").replace("-", "neg"), "baddbmm", [s, b1, b2],
+               via_f64(lambda x, y, z: torch.baddbmm(x, y, z, beta=beta, alpha=alpha), s, b1, b2),
+               {"beta": beta, "alpha": alpha}, rtol=1e-5, atol=1e-5)
+    sn = torch.full([2, 3, 5], NAN)
+    g.case("baddbmm_beta0_ignores_nan", "baddbmm", [sn, b1, b2],
+           via_f64(lambda x, y, z: torch.baddbmm(x, y, z, beta=0.0, alpha=1.5), sn, b1, b2),
+           {"beta": 0.0, "alpha": 1.5}, rtol=1e-5, atol=1e-5)
+
+    a, b = torch.tensor([[1, 2], [3, 4]]), torch.tensor([[0, 1], [1, 0]])
+    g.case("kron_i64", "kron", [a, b], torch.kron(a, b))
+    a, b = randn("kron.a", [2, 3]), randn("kron.b", [3])
+    g.case("kron_f32_broadcast_dims", "kron", [a, b], torch.kron(a, b))
+    a, b = randn("kron3.a", [2, 1, 2], f64), randn("kron3.b", [1, 3, 2], f64)
+    g.case("kron_3d_f64", "kron", [a, b], torch.kron(a, b))
+    ai = randint("kron_i32.a", [3], -4, 4, torch.int32)
+    g.case("kron_i32_f32", "kron", [ai, b[0, 0].float()], torch.kron(ai, b[0, 0].float()))
+
+    v = randn("diag.v", [3])
+    for d in (0, 1, -2):
+        g.case(f"diag_vector_{d}".replace("-", "neg"), "diag", [v], torch.diag(v, d), {"diagonal": d})
+    m = randn("diag.m", [3, 4])
+    for d in (0, 2, -1):
+        g.case(f"diag_matrix_{d}".replace("-", "neg"), "diag", [m], torch.diag(m, d), {"diagonal": d})
+    g.case("trace_f32", "trace", [m], via_f64(torch.trace, m), rtol=1e-6, atol=1e-6)
+    mi = randint("trace.mi", [3, 3], -9, 9, torch.int32)
+    g.case("trace_i32", "trace", [mi], torch.trace(mi))
+    return g
+
+
+# ---------------------------------------------------------------------------
+# distances.safetensors: cdist, F.cosine_similarity, F.pairwise_distance.
+
+
+def build_distances():
+    g = GoldenFile("distances")
+    f64 = torch.float64
+    x1, x2 = randn("cdist.x1", [4, 3]), randn("cdist.x2", [5, 3])
+    x2[1] = x1[2]  # a zero distance
+    for p in (2.0, 1.0, 0.5, 3.0, 0.0, INF):
+        tag = "inf" if p == INF else f"{p}".replace(".", "p")
+        # small sizes: torch computes from the differences, as ember does.
+        g.case(f"cdist_p{tag}", "cdist", [x1, x2], torch.cdist(x1.double(), x2.double(), p=p).float(),
+               {"p": "inf" if p == INF else p}, rtol=1e-5, atol=1e-6)
+    b1, b2 = randn("cdist_b.x1", [2, 1, 3, 4], f64), randn("cdist_b.x2", [3, 2, 4], f64)
+    g.case("cdist_batch_broadcast_f64", "cdist", [b1, b2], torch.cdist(b1, b2), {"p": 2.0})
+
+    a, b = randn("cos.a", [4, 5]), randn("cos.b", [4, 5])
+    g.case("cosine_similarity_dim1", "cosine_similarity", [a, b],
+           F.cosine_similarity(a.double(), b.double(), dim=1).float(), {"dim": 1, "eps": 1e-8}, rtol=1e-5, atol=1e-6)
+    c = randn("cos.c", [5])
+    g.case("cosine_similarity_broadcast_dim0", "cosine_similarity", [a.t().contiguous(), c.unsqueeze(1)],
+           F.cosine_similarity(a.t().double(), c.unsqueeze(1).double(), dim=0).float(), {"dim": 0, "eps": 1e-8},
+           rtol=1e-5, atol=1e-6)
+    tiny = torch.tensor([[1e-5, 0.0], [3.0, 4.0]], dtype=f64)
+    tiny2 = torch.tensor([[1e-5, 0.0], [1.0, 1e-9]], dtype=f64)
+    g.case("cosine_similarity_eps_f64", "cosine_similarity", [tiny, tiny2],
+           F.cosine_similarity(tiny, tiny2, dim=1, eps=1e-4), {"dim": 1, "eps": 1e-4})
+
+    g.case("pairwise_distance_p2", "pairwise_distance", [a, b],
+           F.pairwise_distance(a.double(), b.double()).float(), {"p": 2.0, "eps": 1e-6, "keepdim": False},
+           rtol=1e-5, atol=1e-6)
+    g.case("pairwise_distance_p1_keepdim", "pairwise_distance", [a, c],
+           F.pairwise_distance(a.double(), c.double(), p=1.0, keepdim=True).float(),
+           {"p": 1.0, "eps": 1e-6, "keepdim": True}, rtol=1e-5, atol=1e-6)
+    return g
+
+
+# ---------------------------------------------------------------------------
+# sampling.safetensors: bernoulli and multinomial where the draw is certain
+# (probabilities 0 and 1, one-hot rows): torch's generator is not ember's.
+
+
+def build_sampling():
+    g = GoldenFile("sampling")
+    p = torch.tensor([[0.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+    g.case("bernoulli_certain_f32", "bernoulli", [p], torch.bernoulli(p))
+    p64 = torch.tensor([1.0, 0.0, 0.0, 1.0], dtype=torch.float64)
+    g.case("bernoulli_certain_f64", "bernoulli", [p64], torch.bernoulli(p64))
+    onehot = torch.tensor([[0.0, 0.0, 2.0, 0.0], [0.5, 0.0, 0.0, 0.0]])
+    g.case("multinomial_onehot_replacement", "multinomial", [onehot], torch.multinomial(onehot, 5, True),
+           {"num_samples": 5, "replacement": True})
+    g.case("multinomial_onehot_one_draw", "multinomial", [onehot], torch.multinomial(onehot, 1, False),
+           {"num_samples": 1, "replacement": False})
+    v = torch.tensor([0.0, 0.0, 0.0, 3.0], dtype=torch.float64)
+    g.case("multinomial_1d_f64", "multinomial", [v], torch.multinomial(v, 3, True),
+           {"num_samples": 3, "replacement": True})
     return g
 
 
@@ -762,7 +1039,8 @@ def main():
     opts = parser.parse_args()
     total = 0
     builds = [(build_elementwise, opts.out), (build_reductions, opts.out), (build_matmul, opts.out),
-              (build_shape_ops, opts.out), (build_gradients, os.path.join(opts.out, "autograd"))]
+              (build_shape_ops, opts.out), (build_products, opts.out), (build_distances, opts.out),
+              (build_sampling, opts.out), (build_gradients, os.path.join(opts.out, "autograd"))]
     for build, out_dir in builds:
         os.makedirs(out_dir, exist_ok=True)
         g = build()

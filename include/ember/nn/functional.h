@@ -5,9 +5,11 @@
 //   Tensor p = F::softmax(logits, /*dim=*/-1);
 #pragma once
 
+#include "ember/mode_names.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/norm.h"
 #include "ember/nn/functional/pooling.h"

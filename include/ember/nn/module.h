@@ -1,7 +1,7 @@
 // ember::nn::Module: the base of every layer, as in libtorch's C++ frontend.
 //
 //   struct NetImpl : ember::nn::Module {
-//     NetImpl() : Module("Net") {
+//     NetImpl() {
 //       fc1 = register_module("fc1", ember::nn::Linear(784, 64));
 //       fc2 = register_module("fc2", ember::nn::Linear(64, 10));
 //     }
@@ -10,21 +10,23 @@
 //   };
 //   EMBER_MODULE(Net);            // Net holds a std::shared_ptr<NetImpl>
 //
-//   Net net;                      // constructs a NetImpl
+//   Net net;                      // constructs a NetImpl; net->name() is "Net"
 //   ember::Tensor logits = net(x);                  // calls forward
 //   auto sd = net->state_dict();  // {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}
+//   for (const auto& p : net->named_parameters()) std::cout << p.key() << " " << p.value().sizes() << "\n";
 //
 // Note [Parameter slots]
 // A module keeps each registered parameter and buffer in a slot whose address
 // never changes, and register_parameter/register_buffer return a reference to
 // it. Layers keep that reference as their member (`Tensor& weight;`), so the
 // member and the registry are one object: assigning `linear->weight = t`
-// replaces the registered tensor too, and `to(dtype)` / `to(device)`, which
-// must make new tensors (a TensorImpl's dtype and storage cannot be swapped
-// in place), are seen by forward(). An optimiser created before `to()` still
-// holds the old tensors: create it after moving the model.
-// load_state_dict(), zero_grad() and nn::init work in place and keep every
-// tensor's identity.
+// replaces the registered tensor too.
+// `to(dtype)` / `to(device)` keep every tensor's identity, as libtorch's do:
+// each converted parameter and buffer keeps its TensorImpl, whose data is
+// swapped for the converted copy (Tensor::set_data). So an optimiser created
+// before `to()` holds the same tensors, sees the converted data, and converts
+// its own state (exp_avg, ...) to match at its next step (optim/optimizer.cpp).
+// load_state_dict(), zero_grad() and nn::init work in place too.
 #pragma once
 
 #include <cstdint>
@@ -43,21 +45,39 @@
 
 namespace ember::nn {
 
+class Module;
 template <class Impl> class ModuleHolder;
+
+// One entry of named_parameters(), named_children(), ...: libtorch's
+// `item.key()` / `item.value()`, a pair's `.first` / `.second`, and
+// `auto& [name, value] = item` all work.
+template <class Value>
+struct NamedItem {
+  std::string first;
+  Value second;
+
+  const std::string& key() const { return first; }
+  Value& value() { return second; }
+  const Value& value() const { return second; }
+};
 
 // Names and tensors in registration order (a module's own first, then each
 // child's, depth first), named with dotted paths: "features.0.weight".
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using NamedTensors = std::vector<NamedItem<Tensor>>;
+using NamedModules = std::vector<NamedItem<std::shared_ptr<Module>>>;
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
-  // `name` is the type name shown when printing ("Linear", "Sequential").
-  explicit Module(std::string name = "Module");
+  // The name is the type name shown when printing and in errors ("Linear",
+  // "Sequential"). Without one it is the class's own name, without its
+  // namespace and a trailing "Impl": `struct NetImpl : Module` is "Net".
+  Module() = default;
+  explicit Module(std::string name);
   virtual ~Module() = default;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  const std::string& name() const { return name_; }
+  std::string name() const;
   // This module's one-line description, without its children, e.g.
   // "Linear(in_features=784, out_features=10, bias=true)". The default prints
   // the name and "()".
@@ -94,11 +114,11 @@ class Module : public std::enable_shared_from_this<Module> {
   TensorList buffers(bool recurse = true) const;
   NamedTensors named_buffers(bool recurse = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
+  NamedModules named_children() const;
   // This module (named "") and every descendant, depth first, parents before
   // children. The module must be owned by a shared_ptr (holders are).
   std::vector<std::shared_ptr<Module>> modules(bool include_self = true);
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules(bool include_self = true);
+  NamedModules named_modules(bool include_self = true);
   // Calls fn on every descendant, then on this module (PyTorch's order).
   void apply(const std::function<void(Module&)>& fn);
 
@@ -110,14 +130,15 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- dtype and device ----
   // Converts floating-point parameters and buffers (and their grads); integer
-  // ones (num_batches_tracked) keep their dtype. Replaces the tensors: see
-  // Note [Parameter slots]. Tensors already right are kept as they are.
+  // ones (num_batches_tracked) keep their dtype. Each tensor keeps its
+  // identity and only its data changes (Note [Parameter slots]).
   void to(DType dtype);
   // Moves every parameter, buffer and grad.
   void to(Device device);
   void to(Device device, DType dtype);
 
-  // Clears the grads of all parameters: set to undefined (default), or filled with zeros.
+  // Clears the grads of all parameters: set to undefined (the default, as
+  // PyTorch 2.x; libtorch 1.13 defaulted to false), or filled with zeros.
   void zero_grad(bool set_to_none = true);
 
   // ---- state ----
@@ -138,16 +159,15 @@ class Module : public std::enable_shared_from_this<Module> {
   void add_child(std::string name, std::shared_ptr<Module> child);
   void replace_child(const std::string& name, std::shared_ptr<Module> child);
   void collect(NamedTensors& out, const std::string& prefix, bool params, bool recurse) const;
-  void collect_modules(std::vector<std::pair<std::string, std::shared_ptr<Module>>>& out,
-                       const std::string& prefix);
+  void collect_modules(NamedModules& out, const std::string& prefix);
   // Applies fn to every slot (parameters and buffers) of this module and its descendants.
   void for_each_slot(const std::function<void(Slot&, bool is_parameter)>& fn);
 
-  std::string name_;
+  std::string name_;  // empty: the class's own name
   bool training_ = true;
   std::deque<Slot> parameters_;  // a deque: slot addresses never change
   std::deque<Slot> buffers_;
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  NamedModules children_;
 };
 
 // Prints the module tree as PyTorch does:

@@ -1,4 +1,4 @@
-// Shapes, checks and memory layout shared by the attention kernels
+// Shapes and memory layout shared by the attention kernels
 // (kernels/cpu/attention/attention.cpp forward, attention_backward.cpp backward).
 #pragma once
 
@@ -7,28 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "core/attention_checks.h"
 #include "core/op_decls.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 
 namespace ember::cpu {
 
-// The attention problem after checking: `batch` is the broadcast of the batch
-// dims of query [..., L, E], key [..., S, E] and value [..., S, Ev]; the
-// kernels solve n = prod(batch) independent problems.
-struct AttentionShape {
-  DimVector batch;
-  int64_t n = 1, l = 0, s = 0, e = 0, ev = 0;
-  double scale = 1;
-  bool causal = false;
-};
-
-// Checks the arguments of scaled_dot_product_attention (each failure is an
-// ember::Error naming `op`, the shapes or dtypes, and what was expected) and
-// returns the problem's shape.
-AttentionShape check_attention(std::string_view op, const Tensor& query, const Tensor& key, const Tensor& value,
-                               const std::optional<Tensor>& attn_mask, bool is_causal,
-                               const std::optional<Scalar>& scale);
+// The argument checks and the problem's shape (core/attention_checks.h).
+using attention::AttentionShape;
+using attention::check_attention;
 
 // An operand seen as n matrices: element (b, i, c) is at data[offset[b] + i * row_stride + c * col_stride].
 // Broadcast dims contribute offset 0.

@@ -1,4 +1,5 @@
-// Binary elementwise ops on CPU: arithmetic, comparisons, logical ops, where.
+// Binary elementwise ops on CPU: arithmetic, comparisons, logical ops, where,
+// atan2, logaddexp, and lerp (three operands).
 // A functional op and its in-place form share one body: the in-place form
 // passes self as the iterator's output.
 #include <bit>
@@ -259,6 +260,64 @@ Tensor where_cpu(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return it.output();
 }
 
+// out = f(a, b) for floating results: integer inputs become float32 (as div),
+// f16/bf16 compute in float and round once.
+template <class F>
+Tensor floating_binary(const char* name, const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  TensorIterator::Config c;
+  c.name(name).output(out).input(a).input(b);
+  c.int_to_float = true;
+  TensorIterator it = TensorIterator::build(std::move(c));
+  dispatch_floating(it.common_dtype(), name, [&]<class T>() {
+    using M = opmath_t<T>;
+    cpu::cpu_kernel(it, [f](T x, T y) -> T { return T(f(static_cast<M>(x), static_cast<M>(y))); });
+  });
+  it.finish();
+  if (out.defined()) bump_version(out);
+  return it.output();
+}
+
+Tensor atan2_impl(const Tensor& out, const Tensor& a, const Tensor& b) {
+  return floating_binary("atan2", out, a, b, [](auto y, auto x) { return std::atan2(y, x); });
+}
+Tensor atan2_cpu(const Tensor& a, const Tensor& b) { return atan2_impl(Tensor(), a, b); }
+Tensor atan2__cpu(const Tensor& s, const Tensor& b) { return atan2_impl(s, s, b); }
+
+// max + log1p(exp(-|a - b|)); equal infinities give themselves (inf - inf would be NaN).
+Tensor logaddexp_cpu(const Tensor& a, const Tensor& b) {
+  return floating_binary("logaddexp", Tensor(), a, b, [](auto x, auto y) {
+    if (std::isnan(x) || std::isnan(y)) return x + y;
+    if (std::isinf(x) && x == y) return x;
+    return std::max(x, y) + std::log1p(std::exp(-std::fabs(x - y)));
+  });
+}
+
+// self + w (end - self) for |w| < 0.5, else end - (end - self)(1 - w), as
+// PyTorch: either form is exact at its own end (w = 0 gives self, w = 1 end).
+Tensor lerp_impl(const Tensor& out, const Tensor& self, const Tensor& end, const Tensor& weight) {
+  const char* name = out.defined() ? "lerp_" : "lerp";
+  EMBER_CHECK(end.dtype() == self.dtype(), name, ": expected end of self's dtype ", self.dtype(), ", got ",
+              end.dtype());
+  EMBER_CHECK(weight.impl()->is_wrapped_number() || weight.dtype() == self.dtype(), name,
+              ": expected a weight of self's dtype ", self.dtype(), ", got ", weight.dtype());
+  TensorIterator::Config c;
+  c.name(name).output(out).input(self).input(end).input(weight);
+  c.common_dtype = self.dtype();
+  TensorIterator it = TensorIterator::build(std::move(c));
+  dispatch_floating(self.dtype(), name, [&]<class T>() {
+    using M = opmath_t<T>;
+    cpu::cpu_kernel(it, [](T a, T b, T w) -> T {
+      const M x = static_cast<M>(a), y = static_cast<M>(b), t = static_cast<M>(w);
+      return T(std::fabs(t) < M(0.5) ? x + t * (y - x) : y - (y - x) * (M(1) - t));
+    });
+  });
+  it.finish();
+  if (out.defined()) bump_version(out);
+  return it.output();
+}
+Tensor lerp_cpu(const Tensor& s, const Tensor& e, const Tensor& w) { return lerp_impl(Tensor(), s, e, w); }
+Tensor lerp__cpu(const Tensor& s, const Tensor& e, const Tensor& w) { return lerp_impl(s, s, e, w); }
+
 }  // namespace
 
 void register_cpu_binary_kernels() {
@@ -286,6 +345,11 @@ void register_cpu_binary_kernels() {
   op::logical_or.impl(DispatchKey::CPU, kAllDTypes, &logical_or_cpu, "cpu::logical_or");
   op::logical_xor.impl(DispatchKey::CPU, kAllDTypes, &logical_xor_cpu, "cpu::logical_xor");
   op::where.impl(DispatchKey::CPU, kAllDTypes, &where_cpu, "cpu::where");
+  op::atan2.impl(DispatchKey::CPU, kAllDTypes, &atan2_cpu, "cpu::atan2");
+  op::atan2_.impl(DispatchKey::CPU, kAllDTypes, &atan2__cpu, "cpu::atan2_");
+  op::logaddexp.impl(DispatchKey::CPU, kFloatingDTypes, &logaddexp_cpu, "cpu::logaddexp");
+  op::lerp.impl(DispatchKey::CPU, kFloatingDTypes, &lerp_cpu, "cpu::lerp");
+  op::lerp_.impl(DispatchKey::CPU, kFloatingDTypes, &lerp__cpu, "cpu::lerp_");
 }
 
 }  // namespace ember

@@ -67,6 +67,29 @@ Tensor same_dtype_unary(const char* name, const Tensor& out, const Tensor& self,
   return finish(it, out);
 }
 
+// As float_unary, for the ops vec_math.h has no lane form of: every dtype
+// goes through the C library, float32/f16/bf16 in float, float64 in double.
+template <class FF, class DF>
+Tensor libm_unary(const char* name, const Tensor& out, const Tensor& self, FF ff, DF df) {
+  TensorIterator::Config c;
+  c.name(name).output(out).input(self);
+  c.int_to_float = true;
+  TensorIterator it = TensorIterator::build(std::move(c));
+  switch (it.common_dtype()) {
+    case DType::Float32: cpu::cpu_kernel(it, [ff](float x) -> float { return ff(x); }); break;
+    case DType::Float64: cpu::cpu_kernel(it, [df](double x) -> double { return df(x); }); break;
+    case DType::Float16:
+      cpu::cpu_kernel(it, [ff](Half x) -> Half { return Half(ff(static_cast<float>(x))); });
+      break;
+    case DType::BFloat16:
+      cpu::cpu_kernel(it, [ff](BFloat16 x) -> BFloat16 { return BFloat16(ff(static_cast<float>(x))); });
+      break;
+    default:
+      EMBER_FAIL(name, ": unexpected dtype ", it.common_dtype());
+  }
+  return finish(it, out);
+}
+
 // Rounding ops leave integers unchanged; `f` rounds float or VecF, `df` double.
 template <class F, class DF>
 Tensor rounding_unary(const char* name, const Tensor& out, const Tensor& self, F f, DF df) {
@@ -101,6 +124,22 @@ EMBER_FLOAT_OP(tanh, vec::tanh(x), std::tanh(x))
 EMBER_FLOAT_OP(sigmoid, vec::sigmoid(x), 1.0 / (1.0 + std::exp(-x)))
 EMBER_FLOAT_OP(erf, vec::erf(x), std::erf(x))
 #undef EMBER_FLOAT_OP
+
+// The inverse and hyperbolic trigonometric functions, through the C library.
+#define EMBER_LIBM_OP(name)                                                                   \
+  Tensor name##_impl(const Tensor& out, const Tensor& self) {                                 \
+    return libm_unary(#name, out, self, [](float x) { return std::name(x); },                 \
+                      [](double x) { return std::name(x); });                                 \
+  }
+EMBER_LIBM_OP(asin)
+EMBER_LIBM_OP(acos)
+EMBER_LIBM_OP(atan)
+EMBER_LIBM_OP(sinh)
+EMBER_LIBM_OP(cosh)
+EMBER_LIBM_OP(asinh)
+EMBER_LIBM_OP(acosh)
+EMBER_LIBM_OP(atanh)
+#undef EMBER_LIBM_OP
 
 // silu and gelu are defined for floating inputs only, as in PyTorch.
 void check_floating(const char* name, const Tensor& self) {

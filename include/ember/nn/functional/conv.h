@@ -4,6 +4,7 @@
 //   Tensor y = F::conv2d(x, w, b, /*stride=*/1, /*padding=*/1);          // x: (N, C, H, W), w: (O, C, 3, 3)
 //   Tensor z = F::conv2d(x, w, std::nullopt, 1, "same");                  // output H, W == input H, W
 //   Tensor u = F::conv_transpose2d(y, wt, std::nullopt, /*stride=*/2, /*padding=*/1, /*output_padding=*/1);
+//   Tensor v = F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).stride(2).padding(1));   // libtorch's form
 //
 // Shapes: conv1d input (N, C_in, L) or (C_in, L), weight (C_out, C_in / groups, k);
 // conv2d input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW);
@@ -14,13 +15,17 @@
 // float32, float64, bfloat16 and float16 (the last two computed in float32).
 #pragma once
 
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "ember/nn/functional/options_support.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::functional {
@@ -61,5 +66,97 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
                         IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
                         int64_t groups = 1, IntArrayRef dilation = 1);
+
+// ---- libtorch's options forms (Note [Options forms] in options_support.h) ----
+
+// The options of conv1d (D = 1) and conv2d (D = 2): the positional
+// arguments after the weight, with the same defaults.
+template <size_t D>
+class ConvFuncOptions {
+ public:
+  ConvFuncOptions& bias(Tensor v) {
+    bias_ = std::move(v);
+    return *this;
+  }
+  ConvFuncOptions& stride(IntArrayRef v) {
+    stride_.assign(v.begin(), v.end());
+    return *this;
+  }
+  ConvFuncOptions& padding(ConvPadding v) {
+    padding_ = std::move(v);
+    return *this;
+  }
+  ConvFuncOptions& dilation(IntArrayRef v) {
+    dilation_.assign(v.begin(), v.end());
+    return *this;
+  }
+  ConvFuncOptions& groups(int64_t v) {
+    groups_ = v;
+    return *this;
+  }
+  const Tensor& bias() const { return bias_; }
+  const std::vector<int64_t>& stride() const { return stride_; }
+  const ConvPadding& padding() const { return padding_; }
+  const std::vector<int64_t>& dilation() const { return dilation_; }
+  int64_t groups() const { return groups_; }
+
+ private:
+  Tensor bias_;
+  std::vector<int64_t> stride_{1};
+  ConvPadding padding_ = 0;
+  std::vector<int64_t> dilation_{1};
+  int64_t groups_ = 1;
+};
+using Conv1dFuncOptions = ConvFuncOptions<1>;
+using Conv2dFuncOptions = ConvFuncOptions<2>;
+
+class ConvTranspose2dFuncOptions {
+ public:
+  ConvTranspose2dFuncOptions& bias(Tensor v) {
+    bias_ = std::move(v);
+    return *this;
+  }
+  ConvTranspose2dFuncOptions& stride(IntArrayRef v) { return set(stride_, v); }
+  ConvTranspose2dFuncOptions& padding(IntArrayRef v) { return set(padding_, v); }
+  ConvTranspose2dFuncOptions& output_padding(IntArrayRef v) { return set(output_padding_, v); }
+  ConvTranspose2dFuncOptions& groups(int64_t v) {
+    groups_ = v;
+    return *this;
+  }
+  ConvTranspose2dFuncOptions& dilation(IntArrayRef v) { return set(dilation_, v); }
+  const Tensor& bias() const { return bias_; }
+  const std::vector<int64_t>& stride() const { return stride_; }
+  const std::vector<int64_t>& padding() const { return padding_; }
+  const std::vector<int64_t>& output_padding() const { return output_padding_; }
+  int64_t groups() const { return groups_; }
+  const std::vector<int64_t>& dilation() const { return dilation_; }
+
+ private:
+  ConvTranspose2dFuncOptions& set(std::vector<int64_t>& field, IntArrayRef v) {
+    field.assign(v.begin(), v.end());
+    return *this;
+  }
+  Tensor bias_;
+  std::vector<int64_t> stride_{1}, padding_{0}, output_padding_{0};
+  int64_t groups_ = 1;
+  std::vector<int64_t> dilation_{1};
+};
+
+template <std::same_as<Conv1dFuncOptions> Options>
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Options& options) {
+  return functional::conv1d(input, weight, nn::detail::optional_tensor(options.bias()), options.stride(),
+                            options.padding(), options.dilation(), options.groups());
+}
+template <std::same_as<Conv2dFuncOptions> Options>
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Options& options) {
+  return functional::conv2d(input, weight, nn::detail::optional_tensor(options.bias()), options.stride(),
+                            options.padding(), options.dilation(), options.groups());
+}
+template <std::same_as<ConvTranspose2dFuncOptions> Options>
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Options& options) {
+  return functional::conv_transpose2d(input, weight, nn::detail::optional_tensor(options.bias()),
+                                      options.stride(), options.padding(), options.output_padding(),
+                                      options.groups(), options.dilation());
+}
 
 }  // namespace ember::nn::functional

@@ -4,6 +4,7 @@
 //   namespace F = ember::nn::functional;
 //   Tensor loss = F::cross_entropy(logits, labels);               // (N, C) logits, (N) int64 labels
 //   Tensor h = F::dropout(F::embedding(ids, table), 0.1, training);
+//   Tensor s = F::cross_entropy(logits, labels, F::CrossEntropyFuncOptions().label_smoothing(0.1));  // libtorch's form
 //
 // `reduction` is "none", "mean" (the default) or "sum"; anything else is an
 // ember::Error. Where a loss compares an input with a target of the same
@@ -11,11 +12,15 @@
 // equal: unlike PyTorch, which warns and broadcasts, ember refuses.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 #include "ember/generator.h"
+#include "ember/nn/functional/options_support.h"
+#include "ember/nn/functional/strict_args.h"
+#include "ember/nn/options/loss.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::functional {
@@ -65,10 +70,93 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
 // Zeroes each element with probability p and scales the rest by 1 / (1 - p)
 // when `training`; otherwise returns the input. The mask comes from
 // `generator` (the default generator when null): the same seed gives the same
-// mask, for any thread count. p must be in [0, 1].
-Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, Generator* generator = nullptr);
+// mask, for any thread count. p must be in [0, 1]. p takes only a float or
+// double and training only a bool (strict_args.h): F::dropout(x, training)
+// does not compile instead of making `training` the probability.
+Tensor dropout(const Tensor& input, Probability p = 0.5, Flag training = true, Generator* generator = nullptr);
 
 // input @ weight^T + bias (ember::linear).
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt);
+
+// ---- libtorch's options forms (Note [Options forms] in options_support.h) ----
+
+using CrossEntropyFuncOptions = nn::CrossEntropyLossOptions;
+using NLLLossFuncOptions = nn::NLLLossOptions;
+using MSELossFuncOptions = nn::MSELossOptions;
+using L1LossFuncOptions = nn::L1LossOptions;
+using SmoothL1LossFuncOptions = nn::SmoothL1LossOptions;
+using BinaryCrossEntropyWithLogitsFuncOptions = nn::BCEWithLogitsLossOptions;
+using KLDivFuncOptions = nn::KLDivLossOptions;
+
+class EmbeddingFuncOptions {
+ public:
+  EmbeddingFuncOptions& padding_idx(std::optional<int64_t> v) {
+    padding_idx_ = v;
+    return *this;
+  }
+  std::optional<int64_t> padding_idx() const { return padding_idx_; }
+
+ private:
+  std::optional<int64_t> padding_idx_;
+};
+
+class DropoutFuncOptions {
+ public:
+  DropoutFuncOptions& p(double v) {
+    p_ = v;
+    return *this;
+  }
+  DropoutFuncOptions& training(bool v) {
+    training_ = v;
+    return *this;
+  }
+  double p() const { return p_; }
+  bool training() const { return training_; }
+
+ private:
+  double p_ = 0.5;
+  bool training_ = true;
+};
+
+template <std::same_as<CrossEntropyFuncOptions> Options>
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Options& options) {
+  return functional::cross_entropy(input, target, nn::detail::optional_tensor(options.weight()), options.ignore_index(),
+                                   options.reduction(), options.label_smoothing());
+}
+template <std::same_as<NLLLossFuncOptions> Options>
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Options& options) {
+  return functional::nll_loss(input, target, nn::detail::optional_tensor(options.weight()), options.ignore_index(),
+                              options.reduction());
+}
+template <std::same_as<MSELossFuncOptions> Options>
+Tensor mse_loss(const Tensor& input, const Tensor& target, const Options& options) {
+  return functional::mse_loss(input, target, options.reduction());
+}
+template <std::same_as<L1LossFuncOptions> Options>
+Tensor l1_loss(const Tensor& input, const Tensor& target, const Options& options) {
+  return functional::l1_loss(input, target, options.reduction());
+}
+template <std::same_as<SmoothL1LossFuncOptions> Options>
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const Options& options) {
+  return functional::smooth_l1_loss(input, target, options.reduction(), options.beta());
+}
+template <std::same_as<BinaryCrossEntropyWithLogitsFuncOptions> Options>
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Options& options) {
+  return functional::binary_cross_entropy_with_logits(input, target, nn::detail::optional_tensor(options.weight()),
+                                                      options.reduction(),
+                                                      nn::detail::optional_tensor(options.pos_weight()));
+}
+template <std::same_as<KLDivFuncOptions> Options>
+Tensor kl_div(const Tensor& input, const Tensor& target, const Options& options) {
+  return functional::kl_div(input, target, options.reduction(), options.log_target());
+}
+template <std::same_as<EmbeddingFuncOptions> Options>
+Tensor embedding(const Tensor& input, const Tensor& weight, const Options& options) {
+  return functional::embedding(input, weight, options.padding_idx());
+}
+template <std::same_as<DropoutFuncOptions> Options>
+Tensor dropout(const Tensor& input, const Options& options) {
+  return functional::dropout(input, options.p(), options.training());
+}
 
 }  // namespace ember::nn::functional

@@ -7,6 +7,8 @@
 //   Tensor g = F::adaptive_avg_pool2d(x, 1);                         // global average: (N, C, 1, 1)
 //   Tensor p = F::pad(x, {1, 1, 2, 0}, "reflect");                   // W by (1, 1), H by (2, 0)
 //   Tensor u = F::interpolate(x, {.scale_factor = std::vector<double>{2.0}, .mode = "bilinear"});
+//   Tensor m = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));   // libtorch's form
+//   Tensor v = F::interpolate(x, F::InterpolateFuncOptions().size({7, 5}).mode(ember::kBilinear));
 //
 // An IntArrayRef spatial argument is one value (both dims) or two (h, w).
 // Pooling and bilinear take float32, float64, float16 and bfloat16 (the last
@@ -16,12 +18,16 @@
 // expected.
 #pragma once
 
+#include <concepts>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "ember/nn/functional/options_support.h"
+#include "ember/nn/options/pooling.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::functional {
@@ -75,5 +81,98 @@ struct InterpolateOptions {
 // dst * (in - 1) / (out - 1). scale is 1 / scale_factor when given (and not
 // recomputed), else in / out.
 Tensor interpolate(const Tensor& input, const InterpolateOptions& options);
+
+// ---- libtorch's options forms (Note [Options forms] in options_support.h) ----
+
+using MaxPool2dFuncOptions = nn::MaxPool2dOptions;
+using AvgPool2dFuncOptions = nn::AvgPool2dOptions;
+using AdaptiveAvgPool2dFuncOptions = nn::AdaptiveAvgPool2dOptions;
+
+class PadFuncOptions {
+ public:
+  explicit PadFuncOptions(std::vector<int64_t> pad) : pad_(std::move(pad)) {}
+  // "constant" (default), "reflect" or "replicate" (ember::kReflect, ...).
+  PadFuncOptions& mode(std::string v) {
+    mode_ = std::move(v);
+    return *this;
+  }
+  // The fill of "constant" (0 when not set).
+  PadFuncOptions& value(double v) {
+    value_ = v;
+    return *this;
+  }
+  const std::vector<int64_t>& pad() const { return pad_; }
+  const std::string& mode() const { return mode_; }
+  std::optional<double> value() const { return value_; }
+
+ private:
+  std::vector<int64_t> pad_;
+  std::string mode_ = "constant";
+  std::optional<double> value_;
+};
+
+// InterpolateOptions with libtorch's setters.
+class InterpolateFuncOptions {
+ public:
+  InterpolateFuncOptions& size(std::vector<int64_t> v) {
+    options_.size = std::move(v);
+    return *this;
+  }
+  InterpolateFuncOptions& scale_factor(std::vector<double> v) {
+    options_.scale_factor = std::move(v);
+    return *this;
+  }
+  // "nearest" (default) or "bilinear" (ember::kNearest, ember::kBilinear).
+  InterpolateFuncOptions& mode(std::string v) {
+    options_.mode = std::move(v);
+    return *this;
+  }
+  InterpolateFuncOptions& align_corners(std::optional<bool> v) {
+    options_.align_corners = v;
+    return *this;
+  }
+  InterpolateFuncOptions& recompute_scale_factor(std::optional<bool> v) {
+    options_.recompute_scale_factor = v;
+    return *this;
+  }
+  const std::optional<std::vector<int64_t>>& size() const { return options_.size; }
+  const std::optional<std::vector<double>>& scale_factor() const { return options_.scale_factor; }
+  const std::string& mode() const { return options_.mode; }
+  std::optional<bool> align_corners() const { return options_.align_corners; }
+  std::optional<bool> recompute_scale_factor() const { return options_.recompute_scale_factor; }
+  // The same arguments in the keyword form.
+  const InterpolateOptions& keywords() const { return options_; }
+
+ private:
+  InterpolateOptions options_;
+};
+
+template <std::same_as<MaxPool2dFuncOptions> Options>
+Tensor max_pool2d(const Tensor& input, const Options& options) {
+  return functional::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
+                                options.ceil_mode());
+}
+template <std::same_as<MaxPool2dFuncOptions> Options>
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Options& options) {
+  return functional::max_pool2d_with_indices(input, options.kernel_size(), options.stride(), options.padding(),
+                                             options.dilation(), options.ceil_mode());
+}
+template <std::same_as<AvgPool2dFuncOptions> Options>
+Tensor avg_pool2d(const Tensor& input, const Options& options) {
+  return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
+                                options.count_include_pad(), options.divisor_override());
+}
+template <std::same_as<AdaptiveAvgPool2dFuncOptions> Options>
+Tensor adaptive_avg_pool2d(const Tensor& input, const Options& options) {
+  return functional::adaptive_avg_pool2d(input, options.output_size());
+}
+template <std::same_as<PadFuncOptions> Options>
+Tensor pad(const Tensor& input, const Options& options) {
+  return functional::pad(input, options.pad(), options.mode(), options.value());
+}
+template <std::same_as<InterpolateFuncOptions> Options>
+Tensor interpolate(const Tensor& input, const Options& options) {
+  return functional::interpolate(input, options.keywords());
+}
 
 }  // namespace ember::nn::functional

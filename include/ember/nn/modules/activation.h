@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "ember/nn/module.h"
+#include "ember/nn/options/activation.h"
 
 namespace ember::nn {
 
@@ -74,20 +75,7 @@ class MishImpl : public Module {
 };
 EMBER_MODULE(Mish);
 
-// ---- with options ----
-
-class GELUOptions {
- public:
-  // "none" (exact, with erf) or "tanh" (the tanh approximation).
-  GELUOptions& approximate(std::string v) {
-    approximate_ = std::move(v);
-    return *this;
-  }
-  const std::string& approximate() const { return approximate_; }
-
- private:
-  std::string approximate_ = "none";
-};
+// ---- with options (ember/nn/options/activation.h) ----
 
 class GELUImpl : public Module {
  public:
@@ -101,19 +89,6 @@ class GELUImpl : public Module {
 };
 EMBER_MODULE(GELU);
 
-class LeakyReLUOptions {
- public:
-  // The slope for x < 0 (default 0.01).
-  LeakyReLUOptions& negative_slope(double v) {
-    negative_slope_ = v;
-    return *this;
-  }
-  double negative_slope() const { return negative_slope_; }
-
- private:
-  double negative_slope_ = 0.01;
-};
-
 class LeakyReLUImpl : public Module {
  public:
   explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : Module("LeakyReLU"), options(options) {}
@@ -126,19 +101,6 @@ class LeakyReLUImpl : public Module {
 };
 EMBER_MODULE(LeakyReLU);
 
-class ELUOptions {
- public:
-  // x for x > 0, alpha * (exp(x) - 1) otherwise (default alpha 1).
-  ELUOptions& alpha(double v) {
-    alpha_ = v;
-    return *this;
-  }
-  double alpha() const { return alpha_; }
-
- private:
-  double alpha_ = 1.0;
-};
-
 class ELUImpl : public Module {
  public:
   explicit ELUImpl(const ELUOptions& options = {}) : Module("ELU"), options(options) {}
@@ -150,25 +112,6 @@ class ELUImpl : public Module {
   const ELUOptions options;
 };
 EMBER_MODULE(ELU);
-
-class SoftplusOptions {
- public:
-  // log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
-  SoftplusOptions& beta(double v) {
-    beta_ = v;
-    return *this;
-  }
-  SoftplusOptions& threshold(double v) {
-    threshold_ = v;
-    return *this;
-  }
-  double beta() const { return beta_; }
-  double threshold() const { return threshold_; }
-
- private:
-  double beta_ = 1.0;
-  double threshold_ = 20.0;
-};
 
 class SoftplusImpl : public Module {
  public:

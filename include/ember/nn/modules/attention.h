@@ -13,10 +13,10 @@
 //
 // How it computes: project, split into num_heads heads of E / num_heads, then
 // softmax(q k^T / sqrt(E / num_heads) + mask) v per head, concatenate, out_proj.
-// Without need_weights (and without dropout at work) the heads go through
-// F::scaled_dot_product_attention, the fused kernel that never holds the L x S
-// scores; otherwise through an explicit softmax, whose probabilities are
-// returned and get the dropout. Not offered: kdim/vdim, add_bias_kv, add_zero_attn.
+// Without need_weights the heads go through F::scaled_dot_product_attention
+// (with the dropout in training mode; without it, the fused kernel that
+// never holds the L x S scores); otherwise through an explicit softmax, whose
+// probabilities are returned and get the dropout. Not offered: kdim/vdim, add_bias_kv, add_zero_attn.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 //
 //   namespace nn = ember::nn;
 //   nn::BatchNorm2d bn(32);                                   // x (N, 32, H, W)
-//   nn::BatchNorm1d bn1(nn::BatchNormOptions(64).momentum(std::nullopt));   // cumulative average
+//   nn::BatchNorm1d bn1(nn::BatchNorm1dOptions(64).momentum(std::nullopt));   // cumulative average
 //   nn::LayerNorm ln(nn::LayerNormOptions({256}).eps(1e-6));  // over the last dim of (*, 256)
 //   nn::GroupNorm gn(8, 32);                                  // 8 groups of 4 channels
 //
@@ -54,6 +54,9 @@ class BatchNormOptions {
   bool affine_ = true;
   bool track_running_stats_ = true;
 };
+// libtorch's names for the options of each layer.
+using BatchNorm1dOptions = BatchNormOptions;
+using BatchNorm2dOptions = BatchNormOptions;
 
 // The layer behind BatchNorm1d (D = 1: input (N, C) or (N, C, L)) and
 // BatchNorm2d (D = 2: input (N, C, H, W)); instantiated in nn/modules_norm.cpp.
