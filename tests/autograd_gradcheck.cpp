@@ -360,6 +360,7 @@ TEST_P(OpInfoGradcheck, MatchesFiniteDifferences) {
 // The ops gradgradcheck runs on: one or more from each family.
 const std::set<std::string> kSecondOrder = {
     "mul", "div", "pow", "exp", "tanh", "sigmoid", "gelu", "softplus", "maximum", "where",  // elementwise
+    "atan2", "logaddexp", "lerp",
     "sum", "mean", "prod", "var", "norm", "logsumexp",                                      // reductions
     "mm", "addmm", "index", "cat", "expand", "select",                                      // linear algebra, views
     "softmax", "log_softmax", "layer_norm", "convolution", "cross_entropy_loss", "avg_pool2d", "gather", "elu"};  // nn
