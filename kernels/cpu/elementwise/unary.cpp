@@ -7,6 +7,7 @@
 // compute in float. Integer inputs of the floating ops are promoted to
 // float32, as in PyTorch (exp(int) is float).
 #include <cmath>
+#include <type_traits>
 
 #include "core/op_decls.h"
 #include "kernels/cpu/elementwise/loops.h"
@@ -23,7 +24,8 @@ Tensor finish(TensorIterator& it, const Tensor& out) {
   return it.output();
 }
 
-// out = f(self) in floating point; `vf` takes float or VecF, `df` takes double.
+// out = f(self) in floating point; `vf` takes float (and VecF when the op has
+// a lane form), `df` takes double.
 template <class VF, class DF>
 Tensor float_unary(const char* name, const Tensor& out, const Tensor& self, VF vf, DF df) {
   TensorIterator::Config c;
@@ -32,7 +34,11 @@ Tensor float_unary(const char* name, const Tensor& out, const Tensor& self, VF v
   TensorIterator it = TensorIterator::build(std::move(c));
   switch (it.common_dtype()) {
     case DType::Float32:
-      cpu::cpu_kernel_vec(it, [vf](float x) -> float { return vf(x); }, [vf](vec::VecF x) { return vf(x); });
+      if constexpr (std::is_invocable_v<VF, vec::VecF>) {
+        cpu::cpu_kernel_vec(it, [vf](float x) -> float { return vf(x); }, [vf](vec::VecF x) { return vf(x); });
+      } else {  // no lane form in vec_math.h: the scalar function on every element
+        cpu::cpu_kernel(it, [vf](float x) -> float { return vf(x); });
+      }
       break;
     case DType::Float64:
       cpu::cpu_kernel(it, [df](double x) -> double { return df(x); });
@@ -64,29 +70,6 @@ Tensor same_dtype_unary(const char* name, const Tensor& out, const Tensor& self,
       cpu::cpu_kernel(it, [f](T x) -> T { return static_cast<T>(f(x)); });
     }
   });
-  return finish(it, out);
-}
-
-// As float_unary, for the ops vec_math.h has no lane form of: every dtype
-// goes through the C library, float32/f16/bf16 in float, float64 in double.
-template <class FF, class DF>
-Tensor libm_unary(const char* name, const Tensor& out, const Tensor& self, FF ff, DF df) {
-  TensorIterator::Config c;
-  c.name(name).output(out).input(self);
-  c.int_to_float = true;
-  TensorIterator it = TensorIterator::build(std::move(c));
-  switch (it.common_dtype()) {
-    case DType::Float32: cpu::cpu_kernel(it, [ff](float x) -> float { return ff(x); }); break;
-    case DType::Float64: cpu::cpu_kernel(it, [df](double x) -> double { return df(x); }); break;
-    case DType::Float16:
-      cpu::cpu_kernel(it, [ff](Half x) -> Half { return Half(ff(static_cast<float>(x))); });
-      break;
-    case DType::BFloat16:
-      cpu::cpu_kernel(it, [ff](BFloat16 x) -> BFloat16 { return BFloat16(ff(static_cast<float>(x))); });
-      break;
-    default:
-      EMBER_FAIL(name, ": unexpected dtype ", it.common_dtype());
-  }
   return finish(it, out);
 }
 
@@ -128,8 +111,8 @@ EMBER_FLOAT_OP(erf, vec::erf(x), std::erf(x))
 // The inverse and hyperbolic trigonometric functions, through the C library.
 #define EMBER_LIBM_OP(name)                                                                   \
   Tensor name##_impl(const Tensor& out, const Tensor& self) {                                 \
-    return libm_unary(#name, out, self, [](float x) { return std::name(x); },                 \
-                      [](double x) { return std::name(x); });                                 \
+    return float_unary(#name, out, self, [](float x) { return std::name(x); },                \
+                       [](double x) { return std::name(x); });                                \
   }
 EMBER_LIBM_OP(asin)
 EMBER_LIBM_OP(acos)
