@@ -153,24 +153,23 @@ class CPUCachingAllocator final : public Allocator {
   int64_t cache_limit_ = int64_t{1} << 30;
 };
 
+// The allocator of a non-CPU device type, registered by its backend. The CPU
+// allocator is not in a slot: get_allocator's CPU path is a direct call.
 struct AllocatorSlot {
-  Allocator* allocator = nullptr;
-  MemoryStats (*stats)() = nullptr;
-  void (*reset_peak)() = nullptr;
-  void (*empty)() = nullptr;
+  Allocator* (*allocator)(int index) = nullptr;
+  MemoryStats (*stats)(int index) = nullptr;
+  void (*reset_peak)(int index) = nullptr;
+  void (*empty)(int index) = nullptr;
 };
 
-AllocatorSlot& slot(DeviceType type) {
-  static AllocatorSlot slots[2] = {
-      {&CPUCachingAllocator::instance(), [] { return CPUCachingAllocator::instance().stats(); },
-       [] { CPUCachingAllocator::instance().reset_peak(); }, [] { CPUCachingAllocator::instance().empty(); }},
-      {},
-  };
-  return slots[static_cast<int>(type)];
+AllocatorSlot& backend_slot(DeviceType type) {
+  static AllocatorSlot cuda;
+  EMBER_CHECK(type == DeviceType::CUDA, "allocator: unknown device type ", static_cast<int>(type));
+  return cuda;
 }
 
 const AllocatorSlot& checked_slot(Device device) {
-  const AllocatorSlot& s = slot(device.type);
+  const AllocatorSlot& s = backend_slot(device.type);
   EMBER_CHECK(s.allocator != nullptr, "no allocator for device ", device,
               ": ember was built without CUDA support or no CUDA device is present");
   return s;
@@ -178,15 +177,31 @@ const AllocatorSlot& checked_slot(Device device) {
 
 }  // namespace
 
-Allocator* get_allocator(Device device) { return checked_slot(device).allocator; }
-MemoryStats memory_stats(Device device) { return checked_slot(device).stats(); }
-void reset_peak_memory_stats(Device device) { checked_slot(device).reset_peak(); }
-void empty_cache(Device device) { checked_slot(device).empty(); }
+Allocator* get_allocator(Device device) {
+  if (device.is_cpu()) [[likely]] return &CPUCachingAllocator::instance();
+  return checked_slot(device).allocator(device.index);
+}
+
+MemoryStats memory_stats(Device device) {
+  if (device.is_cpu()) return CPUCachingAllocator::instance().stats();
+  return checked_slot(device).stats(device.index);
+}
+
+void reset_peak_memory_stats(Device device) {
+  if (device.is_cpu()) return CPUCachingAllocator::instance().reset_peak();
+  checked_slot(device).reset_peak(device.index);
+}
+
+void empty_cache(Device device) {
+  if (device.is_cpu()) return CPUCachingAllocator::instance().empty();
+  checked_slot(device).empty(device.index);
+}
 
 namespace detail {
-void set_allocator(DeviceType type, Allocator* allocator, MemoryStats (*stats)(), void (*reset_peak)(),
-                   void (*empty)()) {
-  slot(type) = AllocatorSlot{allocator, stats, reset_peak, empty};
+void set_allocator(DeviceType type, Allocator* (*allocator)(int index), MemoryStats (*stats)(int index),
+                   void (*reset_peak)(int index), void (*empty)(int index)) {
+  EMBER_CHECK(type != DeviceType::CPU, "set_allocator: the CPU allocator is built in and cannot be replaced");
+  backend_slot(type) = AllocatorSlot{allocator, stats, reset_peak, empty};
 }
 }  // namespace detail
 

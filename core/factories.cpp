@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/memory_overlap.h"
 #include "core/op_decls.h"
 #include "core/random_fill.h"
 #include "core/tensor_util.h"
@@ -138,6 +139,7 @@ uint64_t blocks_for(const Tensor& t) {
 
 Tensor& uniform_(Tensor& t, double low, double high, Generator* g) {
   EMBER_CHECK(low <= high, "uniform_: expected low <= high, got ", low, " and ", high);
+  assert_no_internal_overlap(t, "uniform_");
   Generator& gen = g ? *g : default_generator();
   const uint64_t offset = gen.reserve(blocks_for(t));
   op::uniform_.call(t, low, high, static_cast<int64_t>(gen.seed()), static_cast<int64_t>(offset));
@@ -146,6 +148,7 @@ Tensor& uniform_(Tensor& t, double low, double high, Generator* g) {
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
   EMBER_CHECK(std >= 0, "normal_: expected std >= 0, got ", std);
+  assert_no_internal_overlap(t, "normal_");
   Generator& gen = g ? *g : default_generator();
   const uint64_t offset = gen.reserve(blocks_for(t));
   op::normal_.call(t, mean, std, static_cast<int64_t>(gen.seed()), static_cast<int64_t>(offset));

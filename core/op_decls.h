@@ -70,7 +70,7 @@ using TensorTriple = std::tuple<Tensor, Tensor, Tensor>;
   X(lerp, "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor", Tensor(const Tensor&, const Tensor&, const Tensor&)) \
   X(lerp_, "lerp_(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&, const Tensor&)) \
   /* copies and fills */ \
-  X(copy_, "copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&)) \
+  X(copy_, "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", Tensor(const Tensor&, const Tensor&, bool)) \
   X(fill_, "fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", Tensor(const Tensor&, const Scalar&)) \
   X(clone, "clone(Tensor self) -> Tensor", Tensor(const Tensor&)) \
   X(uniform_, "uniform_(Tensor(a!) self, float low, float high, int seed, int offset) -> Tensor(a!)", Tensor(const Tensor&, double, double, int64_t, int64_t)) \

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/memory_overlap.h"
 #include "core/op_decls.h"
 #include "core/random_fill.h"
 #include "core/tensor_util.h"
@@ -23,6 +24,7 @@ std::pair<int64_t, int64_t> reserve_uniforms(Generator* g, int64_t uniforms) {
 }  // namespace
 
 Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* g) {
+  assert_no_internal_overlap(t, "bernoulli_");
   const auto [seed, offset] = reserve_uniforms(g, t.numel());
   op::bernoulli_.call(t, p, seed, offset);
   return t;

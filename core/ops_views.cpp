@@ -3,6 +3,7 @@
 // friends are composites built from them.
 #include <algorithm>
 
+#include "core/memory_overlap.h"
 #include "core/op_decls.h"
 #include "core/tensor_util.h"
 #include "ember/indexing.h"
@@ -137,8 +138,14 @@ TensorList Tensor::chunk(int64_t chunks, int64_t d) const {
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 Tensor Tensor::clone() const { return op::clone.call(*this); }
 
-Tensor& Tensor::copy_(const Tensor& src) {
-  op::copy_.call(*this, src);
+// The overlap checks are the CPU kernel's too (its TensorIterator); here they
+// also cover a device kernel that copies without an iterator (a memcpy).
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  if (defined() && src.defined() && !is_same(src)) {
+    assert_no_internal_overlap(*this, "copy_");
+    assert_no_partial_overlap(*this, src, "copy_");
+  }
+  op::copy_.call(*this, src, non_blocking);
   return *this;
 }
 Tensor& Tensor::fill_(const Scalar& value) {
@@ -164,13 +171,14 @@ DimVector dims_in_memory_order(const Tensor& t) {
 
 Tensor Tensor::to(DType t) const { return to(device(), t); }
 Tensor Tensor::to(Device d) const { return to(d, dtype()); }
+Tensor Tensor::to(Device d, bool non_blocking) const { return to(d, dtype(), non_blocking); }
 // A dtype conversion keeps the layout of a dense permuted tensor, as
 // PyTorch's preserve_format does: w.t().to(kBFloat16) is the transpose of a
 // contiguous bf16 matrix. It converts the contiguous tensor the permutation
 // views and permutes the result back, so the copy runs in memory order
 // (TensorIterator walks dims in their logical order). Other layouts, and
 // copies to another device, become contiguous.
-Tensor Tensor::to(Device d, DType t) const {
+Tensor Tensor::to(Device d, DType t, bool non_blocking) const {
   if (d == device() && t == dtype()) return *this;
   if (d == device() && !is_contiguous()) {
     const DimVector order = dims_in_memory_order(*this);
@@ -180,8 +188,10 @@ Tensor Tensor::to(Device d, DType t) const {
       return permute(order).to(d, t).permute(back);
     }
   }
-  Tensor out = make_empty(sizes(), t, d);
-  op::copy_.call(out, *this);
+  // As PyTorch does, a non-blocking copy to the host lands in pinned memory (else it could not be asynchronous).
+  const bool pinned_out = non_blocking && d.is_cpu() && is_cuda();
+  Tensor out = pinned_out ? make_empty_pinned(sizes(), t, "to") : make_empty(sizes(), t, d);
+  op::copy_.call(out, *this, non_blocking);
   return out;
 }
 

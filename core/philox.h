@@ -55,11 +55,7 @@
 #include <math.h>  // C names (logf, fmaf, ...) resolve both in host and CUDA device code
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
+#include "core/host_device.h"
 
 namespace ember {
 

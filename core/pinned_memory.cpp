@@ -32,18 +32,22 @@ bool Tensor::is_pinned() const {
   return slot.is_pinned(impl()->storage()->data());
 }
 
+Tensor make_empty_pinned(IntArrayRef sizes, DType dtype, const char* op) {
+  const PinnedSlot& slot = pinned_slot();
+  EMBER_CHECK(slot.allocator != nullptr, op,
+              ": page-locked memory needs the CUDA backend and a CUDA device, and none is available "
+              "(check ember::cuda_is_available() first)");
+  const size_t nbytes = static_cast<size_t>(checked_numel(sizes, op)) * ember::element_size(dtype);
+  auto storage = make_intrusive<StorageImpl>(slot.allocator->allocate(nbytes), nbytes);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes));
+}
+
 Tensor Tensor::pin_memory() const {
   EMBER_CHECK(defined(), "pin_memory: got an undefined tensor");
   EMBER_CHECK(device().is_cpu(), "pin_memory: only CPU tensors can be pinned, but got a tensor on ", device(),
               " (shape ", sizes(), ")");
-  const PinnedSlot& slot = pinned_slot();
-  EMBER_CHECK(slot.allocator != nullptr,
-              "pin_memory: page-locked memory needs the CUDA backend and a CUDA device, and none is available "
-              "(check ember::cuda_is_available() first)");
   if (is_pinned()) return *this;
-  const size_t nbytes = static_cast<size_t>(numel()) * ember::element_size(dtype());
-  auto storage = make_intrusive<StorageImpl>(slot.allocator->allocate(nbytes), nbytes);
-  Tensor pinned(make_intrusive<TensorImpl>(std::move(storage), dtype(), sizes()));
+  Tensor pinned = make_empty_pinned(sizes(), dtype(), "pin_memory");
   pinned.copy_(*this);
   return pinned;
 }

@@ -1,17 +1,22 @@
 #include "core/tensor_iterator.h"
 
 #include "core/dtype_dispatch.h"
+#include "core/float_to_int.h"
+#include "core/memory_overlap.h"
 #include "core/op_decls.h"
 #include "core/result_type.h"
 
 namespace ember {
 namespace {
 
-// Writes the value of the 0-d CPU tensor `from` into the 0-d CPU tensor `to`.
+// Writes the value of the 0-d CPU tensor `from` into the 0-d CPU tensor `to`,
+// converted as copy_ converts (Note [Float to integer conversion]).
 void convert_scalar(const Tensor& from, const Tensor& to) {
   const Scalar v = from.item();
   dispatch_dtype(to.dtype(), "convert_scalar", [&]<class T>() {
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) *to.data_ptr<T>() = T(v.to<float>());
+    else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      *to.data_ptr<T>() = v.is_floating_point() ? float_to_int<T>(v.to<double>()) : v.to<T>();
     else *to.data_ptr<T>() = v.to<T>();
   });
 }
@@ -52,6 +57,19 @@ TensorIterator TensorIterator::build(Config c) {
     EMBER_CHECK(t.device() == device, c.op, ": expected all tensors on one device, got ", device, " and ", t.device());
   }
   if (!have_device && nin > 0) device = c.inputs[0].device();
+
+  // Memory overlap, on the operands as given (before broadcasting and dtype
+  // conversion): an input broadcast from one element of the output still
+  // overlaps it partially.
+  if (c.check_mem_overlap) {
+    for (int o = 0; o < nout; ++o) {
+      const Tensor& out = c.outputs[o];
+      if (!out.defined()) continue;
+      assert_no_internal_overlap(out, c.op);
+      for (int i = 0; i < nin; ++i)
+        if (!c.inputs[i].is_same(out)) assert_no_partial_overlap(out, c.inputs[i], c.op);
+    }
+  }
 
   // Shape.
   DimVector shape;
@@ -113,7 +131,7 @@ TensorIterator TensorIterator::build(Config c) {
       if (t.dim() == 0 && t.device().is_cpu() && converted.device().is_cpu()) {
         convert_scalar(t, converted);  // a Scalar operand: no need for a dispatched copy
       } else {
-        op::copy_.call(converted, t);
+        op::copy_.call(converted, t, false);
       }
       t = converted;
     }
@@ -176,7 +194,7 @@ bool TensorIterator::is_contiguous() const {
 
 void TensorIterator::finish() {
   for (int o = 0; o < num_outputs_; ++o)
-    if (needs_copy_back_[o]) op::copy_.call(results_[o], operands_[o]);
+    if (needs_copy_back_[o]) op::copy_.call(results_[o], operands_[o], false);
 }
 
 }  // namespace ember

@@ -2,6 +2,8 @@
 //
 // Note [TensorIterator]
 // build() takes outputs and inputs and works out, once per call:
+//  - that no given output overlaps itself or partially overlaps an input
+//    (Note [Memory overlap] in core/memory_overlap.h);
 //  - the broadcast shape of the inputs (an output given by the caller, as in
 //    an in-place op, must already have that shape);
 //  - the common dtype (PyTorch's result_type, core/result_type.h); inputs of
@@ -45,6 +47,10 @@ class TensorIterator {
     std::optional<DType> common_dtype;
     // Dtype of allocated outputs (comparisons: bool); defaults to the common dtype.
     std::optional<DType> output_dtype;
+    // Raise for a given output that overlaps itself (an expanded tensor) or
+    // partially overlaps an input. Off only where PyTorch allows the overlap:
+    // fill_ (one value for every element) and masked_fill_ (deprecated there).
+    bool check_mem_overlap = true;
 
     Config& name(std::string_view n) {
       op = n;

@@ -33,6 +33,9 @@ std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides, In
 
 // A new, uninitialised, contiguous tensor.
 Tensor make_empty(IntArrayRef sizes, DType dtype, Device device);
+// The same in page-locked host memory (core/pinned_memory.cpp); `op` names
+// the caller in the error raised when no pinned allocator is registered.
+Tensor make_empty_pinned(IntArrayRef sizes, DType dtype, const char* op);
 // A 0-d CPU tensor holding a Scalar, marked as a wrapped number for type
 // promotion (see core/result_type.h).
 Tensor wrap_scalar(const Scalar& s);

@@ -67,16 +67,21 @@ struct MemoryStats {
   int64_t cache_misses = 0;          // allocations that went to the system
 };
 
+// The allocator for `device`: for CUDA, it allocates on device.index
+// (cuda:1's memory for Device::cuda(1)). An index that does not exist throws.
 Allocator* get_allocator(Device device);
+// Statistics, peak reset and cache release of one device (its index counts).
 MemoryStats memory_stats(Device device = Device::cpu());
 void reset_peak_memory_stats(Device device = Device::cpu());
-// Returns all cached (unused) blocks to the system.
+// Returns all cached (unused) blocks of `device` to the system.
 void empty_cache(Device device = Device::cpu());
 
 namespace detail {
 // Backends register their allocator here (the CUDA one does at start-up).
-void set_allocator(DeviceType type, Allocator* allocator, MemoryStats (*stats)(), void (*reset_peak)(),
-                   void (*empty)());
+// Each function gets the Device's index (a negative index means the backend's
+// current device) and checks it. The CPU allocator is built in, not registered.
+void set_allocator(DeviceType type, Allocator* (*allocator)(int index), MemoryStats (*stats)(int index),
+                   void (*reset_peak)(int index), void (*empty)(int index));
 // The CUDA backend registers its page-locked host memory here (Tensor::pin_memory).
 void set_pinned_allocator(Allocator* allocator, bool (*is_pinned)(const void* ptr));
 }  // namespace detail

@@ -103,7 +103,12 @@ class Tensor {
   // ---- conversion and copies ----
   Tensor to(DType dtype) const;
   Tensor to(Device device) const;
-  Tensor to(Device device, DType dtype) const;
+  // non_blocking (libtorch's spelling): a copy between a CUDA tensor and
+  // pinned host memory returns before the transfer is done (device to host:
+  // the result is allocated pinned); synchronise the stream before reading the
+  // result or reusing the source. Other copies ignore it.
+  Tensor to(Device device, bool non_blocking) const;
+  Tensor to(Device device, DType dtype, bool non_blocking = false) const;
   Tensor cpu() const { return to(Device::cpu()); }
   Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
   // A contiguous copy in page-locked host memory (self when it already is
@@ -114,7 +119,8 @@ class Tensor {
   bool is_pinned() const;
   Tensor clone() const;
   Tensor contiguous() const;
-  Tensor& copy_(const Tensor& src);
+  // non_blocking: as for to(); between devices with pinned host memory only.
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_();
 

@@ -1,12 +1,14 @@
 // The CUDA caching allocators: device memory and pinned host memory
 // (Notes [CUDA caching allocator] and [Pinned staging] in cuda_allocator.h).
+// The device pools' logic is in block_pool.cpp; this file binds it to
+// cudaMalloc, cudaFree and CUDA events.
 #include "kernels/cuda/cuda_allocator.h"
 
 #include <cuda_runtime_api.h>
 
-#include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -14,168 +16,97 @@
 #include <vector>
 
 #include "ember/cuda.h"
+#include "kernels/cuda/block_pool.h"
 #include "kernels/cuda/cuda_utils.h"
 
 namespace ember::cuda {
 namespace {
 
-constexpr size_t kMinBlock = 512;
-constexpr size_t kSmallLimit = size_t{1} << 20;
-constexpr size_t kLargeStep = size_t{2} << 20;
-// A block's deleter context packs the device into the low bits of its size (a multiple of 512).
-constexpr int kMaxDevices = 64;
-
-std::string format_bytes(int64_t n) {
-  constexpr double kMiB = 1 << 20, kGiB = 1 << 30;
-  std::ostringstream os;
-  os.precision(2);
-  if (n >= (int64_t{1} << 30)) os << std::fixed << static_cast<double>(n) / kGiB << " GiB";
-  else if (n >= (int64_t{1} << 20)) os << std::fixed << static_cast<double>(n) / kMiB << " MiB";
-  else os << n << " bytes";
-  return os.str();
-}
-
 // ---- device memory ----
 
-struct DeviceCache {
-  std::map<size_t, std::vector<void*>> free;  // size class -> cached blocks
-  MemoryStats stats;
-  int64_t cached_bytes = 0;
-  bool used = false;
-};
-
-class DeviceCachingAllocator final : public Allocator {
+// A BlockPool's view of one device. The pool calls it with its lock held.
+class CudaBackend final : public BlockPoolBackend {
  public:
-  DataPtr allocate(size_t nbytes) override {
-    int device = 0;
-    EMBER_CUDA_CHECK(cudaGetDevice(&device), "CUDA allocator");
-    return allocate_on(nbytes, device);
-  }
+  explicit CudaBackend(int device) : device_(device) {}
 
-  DataPtr allocate_on(size_t nbytes, int device) {
-    const int count = cuda_device_count();
-    EMBER_CHECK(device >= 0 && device < count && device < kMaxDevices, "CUDA allocator: device cuda:", device,
-                " does not exist (", count, " CUDA device", count == 1 ? "" : "s", " present)");
-    if (nbytes == 0) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      devices_[device].used = true;
-      return DataPtr(nullptr, nullptr, nullptr, Device::cuda(device));
-    }
-    const size_t size = device_block_size(nbytes);
+  void* allocate_segment(size_t size) override {
+    DeviceGuard guard(device_);
     void* p = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      DeviceCache& d = devices_[device];
-      d.used = true;
-      auto it = d.free.find(size);
-      if (it != d.free.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
-        d.cached_bytes -= static_cast<int64_t>(size);
-        ++d.stats.cache_hits;
-        count_allocation(d, size);
-      }
+    const cudaError_t err = cudaMalloc(&p, size);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return nullptr;
     }
-    if (!p) {
-      p = cuda_malloc(size, device);
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++devices_[device].stats.cache_misses;
-      count_allocation(devices_[device], size);
-    }
-    return DataPtr(p, reinterpret_cast<void*>(size | static_cast<size_t>(device)), &DeviceCachingAllocator::free_block,
-                   Device::cuda(device));
+    if (err != cudaSuccess) throw_cuda_error(err, "cudaMalloc(&p, size)", "CUDA allocator", __FILE__, __LINE__);
+    return p;
   }
-
-  MemoryStats stats(int device) {
-    check_index(device);
-    std::lock_guard<std::mutex> lock(mutex_);
-    MemoryStats s = devices_[device].stats;
-    s.reserved_bytes = s.allocated_bytes + devices_[device].cached_bytes;
-    return s;
+  void free_segment(void* ptr, size_t /*size*/) override {
+    DeviceGuard guard(device_);
+    EMBER_CUDA_CHECK(cudaFree(ptr), "empty_cache");
   }
-
-  void reset_peak(int device) {
-    check_index(device);
-    std::lock_guard<std::mutex> lock(mutex_);
-    devices_[device].stats.peak_allocated_bytes = devices_[device].stats.allocated_bytes;
-  }
-
-  void empty(int device) {
-    check_index(device);
-    std::map<size_t, std::vector<void*>> blocks;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      blocks.swap(devices_[device].free);
-      devices_[device].cached_bytes = 0;
-    }
-    if (blocks.empty()) return;
-    DeviceGuard guard(device);
-    // Kernels queued before the blocks were freed may still use them.
+  void synchronize() override {
+    DeviceGuard guard(device_);
     EMBER_CUDA_CHECK(cudaDeviceSynchronize(), "empty_cache");
-    for (auto& [size, list] : blocks)
-      for (void* p : list) EMBER_CUDA_CHECK(cudaFree(p), "empty_cache");
   }
-
-  bool used(int device) {
-    if (device < 0 || device >= kMaxDevices) return false;
-    std::lock_guard<std::mutex> lock(mutex_);
-    return devices_[device].used;
+  EventHandle create_event() override {
+    DeviceGuard guard(device_);
+    cudaEvent_t event = nullptr;
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "CUDA allocator");
+    return event;
   }
-
-  static DeviceCachingAllocator& instance() {
-    static auto* a = new DeviceCachingAllocator();  // leaked: tensors may die after static destructors
-    return *a;
+  void destroy_event(EventHandle event) override {
+    EMBER_CUDA_CHECK(cudaEventDestroy(static_cast<cudaEvent_t>(event)), "CUDA allocator");
+  }
+  void record_event(EventHandle event, StreamHandle stream) override {
+    DeviceGuard guard(device_);
+    EMBER_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)),
+                     "CUDA allocator");
+  }
+  bool event_done(EventHandle event) override {
+    const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    if (err == cudaErrorNotReady) return false;
+    if (err != cudaSuccess) throw_cuda_error(err, "cudaEventQuery(event)", "CUDA allocator", __FILE__, __LINE__);
+    return true;
+  }
+  std::string describe_memory() override {
+    DeviceGuard guard(device_);
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      cudaGetLastError();
+      return "free memory unknown";
+    }
+    constexpr double kGiB = 1 << 30;
+    std::ostringstream os;
+    os.precision(2);
+    os << std::fixed << static_cast<double>(free_bytes) / kGiB << " GiB free of "
+       << static_cast<double>(total_bytes) / kGiB << " GiB";
+    return os.str();
   }
 
  private:
-  static void check_index(int device) {
-    EMBER_CHECK(device >= 0 && device < kMaxDevices, "CUDA allocator: invalid device index ", device);
-  }
+  int device_;
+};
 
-  static void count_allocation(DeviceCache& d, size_t size) {
-    ++d.stats.num_allocations;
-    d.stats.allocated_bytes += static_cast<int64_t>(size);
-    if (d.stats.allocated_bytes > d.stats.peak_allocated_bytes) d.stats.peak_allocated_bytes = d.stats.allocated_bytes;
-  }
+DevicePools& pools() {
+  // Leaked: tensors may die after static destructors.
+  static auto* p = new DevicePools(cuda_device_count(), [](int d) { return std::make_unique<CudaBackend>(d); });
+  return *p;
+}
 
-  void* cuda_malloc(size_t size, int device) {
-    DeviceGuard guard(device);
-    void* p = nullptr;
-    cudaError_t err = cudaMalloc(&p, size);
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      empty(device);  // give the cached blocks back and try once more
-      err = cudaMalloc(&p, size);
-    }
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      size_t free_bytes = 0, total_bytes = 0;
-      cudaMemGetInfo(&free_bytes, &total_bytes);
-      cudaGetLastError();
-      const MemoryStats s = stats(device);
-      EMBER_FAIL("CUDA out of memory: tried to allocate ", format_bytes(static_cast<int64_t>(size)), " on cuda:", device,
-                 " (", format_bytes(static_cast<int64_t>(free_bytes)), " free of ",
-                 format_bytes(static_cast<int64_t>(total_bytes)), "; ember tensors hold ",
-                 format_bytes(s.allocated_bytes), ")");
-    }
-    if (err != cudaSuccess) throw_cuda_error(err, "cudaMalloc", "CUDA allocator", __FILE__, __LINE__);
-    return p;
-  }
+int resolve(int device) {
+  if (device >= 0) return device;
+  EMBER_CUDA_CHECK(cudaGetDevice(&device), "CUDA allocator");
+  return device;
+}
 
-  static void free_block(void* ctx, void* p) {
-    const size_t packed = reinterpret_cast<size_t>(ctx);
-    const size_t size = packed & ~(kMinBlock - 1);
-    const int device = static_cast<int>(packed & (kMinBlock - 1));
-    auto& self = instance();
-    std::lock_guard<std::mutex> lock(self.mutex_);
-    DeviceCache& d = self.devices_[device];
-    d.stats.allocated_bytes -= static_cast<int64_t>(size);
-    d.free[size].push_back(p);
-    d.cached_bytes += static_cast<int64_t>(size);
-  }
+// The Allocator of one device.
+class DeviceAllocator final : public Allocator {
+ public:
+  explicit DeviceAllocator(int device) : device_(device) {}
+  DataPtr allocate(size_t nbytes) override { return allocate_on_device(nbytes, device_); }
 
-  std::mutex mutex_;
-  std::array<DeviceCache, kMaxDevices> devices_;
+ private:
+  int device_;
 };
 
 // ---- pinned host memory ----
@@ -184,6 +115,7 @@ struct PinnedBlock {
   void* ptr = nullptr;
   size_t size = 0;
   cudaEvent_t event = nullptr;  // recorded after the last transfer using the block
+  int event_device = -1;        // the device `event` was created on
   bool pending = false;         // an event was recorded and has not been seen complete
 };
 
@@ -242,7 +174,18 @@ class PinnedPool {
     auto it = live_.find(ptr);
     EMBER_CHECK(it != live_.end(), "pinned host allocator: ", ptr, " is not a live pinned buffer");
     PinnedBlock* b = it->second;
-    if (!b->event) EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&b->event, cudaEventDisableTiming), "pinned host allocator");
+    // `stream` is the current device's, and an event can be recorded only on its own device's streams.
+    int device = 0;
+    EMBER_CUDA_CHECK(cudaGetDevice(&device), "pinned host allocator");
+    if (b->event && b->event_device != device) {
+      if (b->pending) EMBER_CUDA_CHECK(cudaEventSynchronize(b->event), "pinned host allocator");
+      EMBER_CUDA_CHECK(cudaEventDestroy(b->event), "pinned host allocator");
+      b->event = nullptr;
+    }
+    if (!b->event) {
+      EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&b->event, cudaEventDisableTiming), "pinned host allocator");
+      b->event_device = device;
+    }
     EMBER_CUDA_CHECK(cudaEventRecord(b->event, stream), "pinned host allocator");
     b->pending = true;
   }
@@ -321,23 +264,37 @@ class PinnedPool {
 
 }  // namespace
 
-size_t device_block_size(size_t n) {
-  if (n <= kMinBlock) return kMinBlock;
-  if (n > kSmallLimit) return (n + kLargeStep - 1) / kLargeStep * kLargeStep;
-  // Four steps per power of two: 2^k, 1.25*2^k, 1.5*2^k, 1.75*2^k (2^k >= 2048 here, so steps are multiples of 512).
-  const int top = 63 - __builtin_clzll(n - 1);
-  const size_t step = size_t{1} << (top - 2);
-  return (n + step - 1) / step * step;
+Allocator* device_allocator(int device) {
+  static auto* allocators = [] {
+    auto* v = new std::vector<std::unique_ptr<DeviceAllocator>>();  // leaked, like the pools
+    for (int d = 0; d < pools().device_count(); ++d) v->push_back(std::make_unique<DeviceAllocator>(d));
+    return v;
+  }();
+  device = resolve(device);
+  pools().at(device, "CUDA allocator");  // checks the index
+  return (*allocators)[static_cast<size_t>(device)].get();
 }
 
-Allocator* device_allocator() { return &DeviceCachingAllocator::instance(); }
 DataPtr allocate_on_device(size_t nbytes, int device) {
-  return DeviceCachingAllocator::instance().allocate_on(nbytes, device);
+  device = resolve(device);
+  BlockPool& pool = pools().at(device, "CUDA allocator");
+  DeviceGuard guard(device);  // the stream is the device's
+  return pool.allocate(nbytes, current_cuda_stream());
 }
-MemoryStats device_memory_stats(int device) { return DeviceCachingAllocator::instance().stats(device); }
-void reset_device_peak_memory(int device) { DeviceCachingAllocator::instance().reset_peak(device); }
-void empty_device_cache(int device) { DeviceCachingAllocator::instance().empty(device); }
-bool device_was_used(int device) { return DeviceCachingAllocator::instance().used(device); }
+
+MemoryStats device_memory_stats(int device) { return pools().at(resolve(device), "memory_stats").stats(); }
+void reset_device_peak_memory(int device) { pools().at(resolve(device), "reset_peak_memory_stats").reset_peak(); }
+void empty_device_cache(int device) { pools().at(resolve(device), "empty_cache").empty_cache(); }
+
+bool device_was_used(int device) {
+  BlockPool* pool = pools().find(device);
+  return pool != nullptr && pool->used();
+}
+
+void record_stream_use(const void* data, int device, void* stream) {
+  if (data == nullptr) return;  // an empty tensor's storage
+  pools().at(resolve(device), "record_stream").record_stream(data, stream);
+}
 
 DataPtr allocate_pinned(size_t nbytes) { return PinnedPool::instance().allocate(nbytes); }
 void record_pinned_use(void* ptr, void* stream) {

@@ -2,15 +2,34 @@
 // memory for staging copies. No CUDA types here (tests include it).
 //
 // Note [CUDA caching allocator]
-// cudaMalloc and cudaFree are slow (tens of µs; cudaFree also synchronises
-// the device), so freed blocks are kept per device, by size class, and handed
-// out again. Size classes: requests up to 1 MiB round up to one of four steps
-// per power of two (at least 512 bytes, so at most 25% is wasted); larger ones
-// round up to a multiple of 2 MiB. cudaMalloc runs only on a cache miss. When
-// it fails, the device's cached blocks are freed and the call is tried once
-// more before an out-of-memory error names the sizes involved.
-// A freed block may be reused at once: all of a device's work runs on one
-// stream (Note [CUDA streams and devices] in kernels/cuda/cuda_utils.h).
+// cudaMalloc and cudaFree are slow (tens of µs; cudaFree also synchronises the
+// device), so each device has a pool (BlockPool, kernels/cuda/block_pool.h)
+// that reserves memory in segments and hands out blocks carved from them, in
+// the manner of PyTorch's CUDACachingAllocator:
+//  - sizes: a request is rounded up to a multiple of 512 bytes (every block
+//    size and offset is one). Blocks up to 1 MiB come from the small pool,
+//    whose segments are 2 MiB; larger ones from the large pool, whose segments
+//    are 20 MiB for blocks under 10 MiB and the block rounded up to 2 MiB
+//    above. cudaMalloc runs only when no free block fits.
+//  - best fit: free blocks are ordered by (stream, size, address); a request
+//    takes the smallest free block of its stream that fits and splits it when
+//    the rest is worth keeping (any rest in the small pool, more than 1 MiB in
+//    the large one). A freed block merges with its free neighbours in the
+//    segment, so a segment with no live block is one free block again, and
+//    empty_cache frees such segments (after waiting for the device).
+//  - streams: a block remembers the stream it was allocated on (a segment's
+//    blocks share it), and a freed block is reused at once only by requests on
+//    that stream: any kernel that still reads it was queued before any kernel
+//    that will write it. record_stream_use (behind ember::cuda::record_stream)
+//    marks a block as used on another stream too; when it is freed, an event
+//    is recorded on each such stream, and the block returns to the pool
+//    (counted as allocated until then) once all of them have completed,
+//    checked on later allocations and in empty_cache.
+//  - devices: a tensor's device index picks the pool (allocations for
+//    Device::cuda(1) are made on cuda:1); a live block's DataPtr context is its
+//    Block record, which knows its pool.
+//  - out of memory: when cudaMalloc fails, the device's unused segments are
+//    freed and the call is tried once more before an error names the sizes.
 //
 // Note [Pinned staging]
 // Copies between a CUDA tensor and ordinary (pageable) host memory go through
@@ -28,18 +47,23 @@
 namespace ember::cuda {
 
 // ---- device memory ----
-// The allocator registered for DeviceType::CUDA: allocate() uses the current device.
-Allocator* device_allocator();
-// `nbytes` on `device` (any current device).
+// In the functions below a negative device index means the current device;
+// an index with no device behind it throws.
+// The allocator of cuda:`device` (registered for DeviceType::CUDA).
+Allocator* device_allocator(int device);
+// `nbytes` on `device`, for work on its current stream.
 DataPtr allocate_on_device(size_t nbytes, int device);
 MemoryStats device_memory_stats(int device);
 void reset_device_peak_memory(int device);
-// Frees the cached (unused) blocks of `device` (after waiting for its work).
+// Frees the unused segments of `device` (after waiting for its work).
 void empty_device_cache(int device);
 // True once ember has allocated on `device` (it then has work to wait for).
 bool device_was_used(int device);
-// The size class a request of `nbytes` is served from.
-size_t device_block_size(size_t nbytes);
+// Marks the allocation that starts at `data` on `device` (a storage's data,
+// not a view's) as used by work queued on `stream` (a cudaStream_t), not only
+// on the stream it was allocated on: when freed, it is handed out again only
+// after that work is done. ember::cuda::record_stream(tensor, stream) calls it.
+void record_stream_use(const void* data, int device, void* stream);
 
 // ---- pinned host memory ----
 // A page-locked host buffer of at least `nbytes` (its Device is cpu), reused

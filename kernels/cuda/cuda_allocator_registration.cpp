@@ -18,10 +18,9 @@ struct PinnedHostAllocator final : Allocator {
 
 void register_cuda_allocator() {
   if (!cuda_is_available()) return;
-  // The allocator slot has no device argument: stats and empty_cache act on the current device.
-  ember::detail::set_allocator(
-      DeviceType::CUDA, device_allocator(), [] { return device_memory_stats(cuda_current_device()); },
-      [] { reset_device_peak_memory(cuda_current_device()); }, [] { empty_device_cache(cuda_current_device()); });
+  // Each function gets the Device's index: memory_stats(Device::cuda(1)) reports on cuda:1.
+  ember::detail::set_allocator(DeviceType::CUDA, &device_allocator, &device_memory_stats, &reset_device_peak_memory,
+                               &empty_device_cache);
   static PinnedHostAllocator pinned;
   ember::detail::set_pinned_allocator(&pinned, &is_pinned);
 }

@@ -64,12 +64,14 @@ __global__ void __launch_bounds__(kThreads) convert_strided_kernel(DynamicConver
 }
 
 template <class To>
-void launch_convert_contiguous(const void* f, const ContiguousParams& p, unsigned grid) {
-  convert_contiguous_kernel<To><<<grid, kThreads, 0, current_stream()>>>(*static_cast<const DynamicConvert<To>*>(f), p);
+void launch_convert_contiguous(const void* f, const ContiguousParams& p, unsigned grid, const char* op) {
+  launch_kernel(op, "convert_contiguous_kernel", convert_contiguous_kernel<To>, grid, kThreads, 0, current_cuda_stream(),
+                *static_cast<const DynamicConvert<To>*>(f), p);
 }
 template <class To>
-void launch_convert_strided(const void* f, const StridedParams& p, unsigned grid) {
-  convert_strided_kernel<To><<<grid, kThreads, 0, current_stream()>>>(*static_cast<const DynamicConvert<To>*>(f), p);
+void launch_convert_strided(const void* f, const StridedParams& p, unsigned grid, const char* op) {
+  launch_kernel(op, "convert_strided_kernel", convert_strided_kernel<To>, grid, kThreads, 0, current_cuda_stream(),
+                *static_cast<const DynamicConvert<To>*>(f), p);
 }
 
 template <class U>
@@ -98,7 +100,8 @@ void launch_copy(const ElementwiseArgs& a) {
   if (from == DType::Float16 && to == DType::Float32) return launch_elementwise(a, ConvertOp<float, half_t>{}, "copy_");
   if (from == DType::BFloat16 && to == DType::Float32) return launch_elementwise(a, ConvertOp<float, bf16_t>{}, "copy_");
   dispatch_device_dtype(to, "copy_", [&]<class To>() {
-    static constexpr ElementwiseKernels kernels{&launch_convert_contiguous<To>, &launch_convert_strided<To>};
+    // One element per thread and pass: the grid is sized for that (not for kVec).
+    static constexpr ElementwiseKernels kernels{&launch_convert_contiguous<To>, &launch_convert_strided<To>, 1};
     const DynamicConvert<To> f{from, static_cast<int64_t>(element_size(from))};
     run_elementwise(a, &f, kernels, "copy_");
   });

@@ -14,6 +14,9 @@
 //    there when that makes it smaller), moved, and scattered/converted by the
 //    CPU copy_ when needed. It returns once the data is in host memory;
 //  - device to device across GPUs: cudaMemcpyPeerAsync of a contiguous copy.
+// non_blocking (Tensor::to / copy_) makes a transfer between a device tensor
+// and a contiguous pinned host tensor of the same dtype and shape return
+// before it is done, as in PyTorch; every other copy ignores it.
 #include <algorithm>
 #include <cstring>
 
@@ -41,13 +44,20 @@ void host_memcpy(void* dst, const void* src, size_t n) {
 }
 
 // n bytes from host `src` to device `dst`, on the current device's stream.
-void upload(void* dst, const void* src, size_t n) {
+// From pinned memory with `pinned_block` (the start of ember's pinned buffer
+// holding src) and non_blocking, it returns at once: the buffer is marked as
+// used by the transfer, so the pinned pool does not hand it out before it ends.
+void upload(void* dst, const void* src, size_t n, bool non_blocking, void* pinned_block) {
   if (n == 0) return;
-  cudaStream_t stream = current_stream();
+  cudaStream_t stream = current_cuda_stream();
   if (is_pinned(src)) {
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream), "copy_");
-    // The caller owns `src` and may overwrite it as soon as copy_ returns.
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream), "copy_");
+    if (non_blocking && pinned_block) {
+      record_pinned_use(pinned_block, stream);
+    } else {
+      // The caller owns `src` and may overwrite it as soon as copy_ returns.
+      EMBER_CUDA_CHECK(cudaStreamSynchronize(stream), "copy_");
+    }
     return;
   }
   DataPtr ring[kStageRing];
@@ -66,13 +76,14 @@ void upload(void* dst, const void* src, size_t n) {
   }
 }
 
-// n bytes from device `src` to host `dst`; returns when they have arrived.
-void download(void* dst, const void* src, size_t n) {
+// n bytes from device `src` to host `dst`; returns when they have arrived,
+// or at once with non_blocking into pinned memory (the caller synchronises).
+void download(void* dst, const void* src, size_t n, bool non_blocking) {
   if (n == 0) return;
-  cudaStream_t stream = current_stream();
+  cudaStream_t stream = current_cuda_stream();
   if (is_pinned(dst)) {
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, stream), "copy_");
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream), "copy_");
+    if (!non_blocking) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream), "copy_");
     return;
   }
   const int64_t chunks = static_cast<int64_t>((n + kStageChunk - 1) / kStageChunk);
@@ -105,7 +116,7 @@ void device_copy(const Tensor& self, const Tensor& src) {
   if (same_layout_contiguous(self, src)) {
     if (self.data_ptr() != src.data_ptr())
       EMBER_CUDA_CHECK(cudaMemcpyAsync(self.data_ptr(), src.data_ptr(), self.nbytes(), cudaMemcpyDeviceToDevice,
-                                       current_stream()),
+                                       current_cuda_stream()),
                        "copy_");
     return;
   }
@@ -117,16 +128,18 @@ void device_copy(const Tensor& self, const Tensor& src) {
   launch_copy(ci.args);
 }
 
-void host_to_device(const Tensor& self, const Tensor& src) {
+void host_to_device(const Tensor& self, const Tensor& src, bool non_blocking) {
   DeviceGuard guard(self.device().index);
   const Tensor host = src.contiguous();
   const bool direct = self.is_contiguous() && self.dtype() == src.dtype() && self.sizes() == src.sizes();
   const Tensor dst = direct ? self : make_empty(src.sizes(), src.dtype(), self.device());
-  upload(dst.data_ptr(), host.data_ptr(), host.nbytes());
+  // Asynchronous only from the caller's own pinned tensor (a contiguous copy would be a temporary).
+  void* block = host.is_same(src) && src.is_pinned() ? src.impl()->storage()->data() : nullptr;
+  upload(dst.data_ptr(), host.data_ptr(), host.nbytes(), non_blocking, block);
   if (!direct) device_copy(self, dst);
 }
 
-void device_to_host(const Tensor& self, const Tensor& src) {
+void device_to_host(const Tensor& self, const Tensor& src, bool non_blocking) {
   DeviceGuard guard(src.device().index);
   Tensor s = src;
   // Convert on the device when that shrinks the transfer, else on the host.
@@ -138,8 +151,9 @@ void device_to_host(const Tensor& self, const Tensor& src) {
   }
   const bool direct = self.is_contiguous() && self.dtype() == moved && self.sizes() == s.sizes();
   const Tensor dst = direct ? self : make_empty(s.sizes(), moved, Device::cpu());
-  download(dst.data_ptr(), s.data_ptr(), s.nbytes());
-  if (!direct) op::copy_.call(self, dst);  // the CPU kernel: strides, broadcasting, dtype
+  // A temporary `s` may be freed before the transfer ends: its block is reused only on this stream, after it.
+  download(dst.data_ptr(), s.data_ptr(), s.nbytes(), non_blocking && direct);
+  if (!direct) op::copy_.call(self, dst, false);  // the CPU kernel: strides, broadcasting, dtype
 }
 
 void peer_copy(const Tensor& self, const Tensor& src) {
@@ -149,21 +163,21 @@ void peer_copy(const Tensor& self, const Tensor& src) {
     DeviceGuard guard(from);
     if (!s.is_contiguous()) s = s.contiguous();
     // The peer copy runs on the destination's stream: wait for the source's producers first.
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(current_stream()), "copy_");
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(current_cuda_stream()), "copy_");
   }
   DeviceGuard guard(to);
   const bool direct = self.is_contiguous() && self.dtype() == s.dtype() && self.sizes() == s.sizes();
   const Tensor dst = direct ? self : make_empty(s.sizes(), s.dtype(), self.device());
   if (s.nbytes() > 0) {
-    EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(dst.data_ptr(), to, s.data_ptr(), from, s.nbytes(), current_stream()),
+    EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(dst.data_ptr(), to, s.data_ptr(), from, s.nbytes(), current_cuda_stream()),
                      "copy_");
     // `s` may be a temporary of the source device, freed (and reused there) when this returns.
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(current_stream()), "copy_");
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(current_cuda_stream()), "copy_");
   }
   if (!direct) device_copy(self, dst);
 }
 
-Tensor copy_cuda(const Tensor& self, const Tensor& src) {
+Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
   EMBER_CHECK(self.defined() && src.defined(), "copy_: got an undefined tensor");
   if (self.is_same(src)) return self;
   const DimVector target = broadcast_shapes(self.sizes(), src.sizes(), "copy_");
@@ -178,9 +192,9 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src) {
         peer_copy(self, src);
       }
     } else if (self.is_cuda()) {
-      host_to_device(self, src);
+      host_to_device(self, src, non_blocking);
     } else {
-      device_to_host(self, src);
+      device_to_host(self, src, non_blocking);
     }
   }
   bump_version(self);
@@ -192,11 +206,12 @@ Tensor fill_cuda(const Tensor& self, const Scalar& value) {
   const uint64_t bits = scalar_bits(value, self.dtype());
   if (self.numel() > 0) {
     if (bits == 0 && self.is_contiguous()) {
-      EMBER_CUDA_CHECK(cudaMemsetAsync(self.data_ptr(), 0, self.nbytes(), current_stream()), "fill_");
+      EMBER_CUDA_CHECK(cudaMemsetAsync(self.data_ptr(), 0, self.nbytes(), current_cuda_stream()), "fill_");
     } else {
       TensorIterator::Config c;
       c.name("fill_").output(self);
       c.common_dtype = self.dtype();
+      c.check_mem_overlap = false;  // filling an expanded tensor writes one value: allowed, as in PyTorch
       CudaIterator ci = build_cuda_iterator(std::move(c));
       launch_fill(ci.args, bits);
     }
@@ -208,7 +223,7 @@ Tensor fill_cuda(const Tensor& self, const Scalar& value) {
 Tensor clone_cuda(const Tensor& self) {
   DeviceGuard guard(self.device().index);
   Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
-  return op::copy_.call(out, self);
+  return op::copy_.call(out, self, false);
 }
 
 }  // namespace

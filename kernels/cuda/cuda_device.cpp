@@ -10,6 +10,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -21,9 +23,34 @@ namespace cuda {
 
 void throw_cuda_error(cudaError_t err, const char* call, const char* op, const char* file, int line) {
   cudaGetLastError();  // clear a non-sticky error so the next call starts clean
+#ifdef EMBER_CUDA_EMULATE
+  // The emulator knows what went wrong inside a kernel; a GPU does not say.
+  const std::string fault =
+      err == cudaErrorLaunchFailure ? detail::str_cat(" in ", emulate::last_fault_message()) : std::string();
+#else
+  const std::string fault;
+#endif
   detail::throw_error(detail::str_cat(op, ": CUDA call ", call, " failed: ", cudaGetErrorName(err), " (",
-                                      cudaGetErrorString(err), ")"),
+                                      cudaGetErrorString(err), ")", fault),
                       file, line);
+}
+
+bool launch_blocking() {
+  static const bool on = [] {
+    const char* v = std::getenv("EMBER_CUDA_LAUNCH_BLOCKING");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
+
+void check_launch(const char* op, const char* kernel) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw_cuda_error(err, detail::str_cat("launch of ", kernel).c_str(), op, __FILE__, __LINE__);
+  if (!launch_blocking()) return;
+  const cudaError_t run = cudaStreamSynchronize(current_cuda_stream());
+  if (run != cudaSuccess)
+    throw_cuda_error(run, detail::str_cat(kernel, " (EMBER_CUDA_LAUNCH_BLOCKING=1)").c_str(), op, __FILE__, __LINE__);
 }
 
 int multiprocessor_count(int device) {
@@ -101,6 +128,42 @@ void cuda_synchronize(int device) {
   EMBER_FAIL("cuda_synchronize(", device, "): ember was built without CUDA support");
 }
 
+// Streams and events exist only with CUDA: every way to get one fails here.
+namespace cuda {
+
+Stream Stream::default_stream(int) { EMBER_FAIL("Stream::default_stream: ember was built without CUDA support"); }
+Stream Stream::create(int) { EMBER_FAIL("Stream::create: ember was built without CUDA support"); }
+bool Stream::query() const { return true; }
+void Stream::synchronize() const {}
+void Stream::wait(const Event&) const {}
+Stream current_stream(int) { EMBER_FAIL("current_stream: ember was built without CUDA support"); }
+void set_current_stream(const Stream&) { EMBER_FAIL("set_current_stream: ember was built without CUDA support"); }
+StreamGuard::StreamGuard(const Stream& stream) : previous_(stream), previous_device_(0) {
+  EMBER_FAIL("StreamGuard: ember was built without CUDA support");
+}
+StreamGuard::~StreamGuard() = default;
+Event::Event(bool enable_timing) : timing_(enable_timing) {}
+Event::~Event() = default;
+Event::Event(Event&& other) noexcept : device_(other.device_), timing_(other.timing_) {}
+Event& Event::operator=(Event&& other) noexcept {
+  timing_ = other.timing_;
+  return *this;
+}
+void Event::record(const Stream&) { EMBER_FAIL("Event::record: ember was built without CUDA support"); }
+void Event::record() { EMBER_FAIL("Event::record: ember was built without CUDA support"); }
+bool Event::query() const { return true; }
+void Event::synchronize() const {}
+float Event::elapsed_time(const Event&) const {
+  EMBER_FAIL("Event::elapsed_time: ember was built without CUDA support");
+}
+void synchronize(int device) {
+  if (device >= 0) cuda_synchronize(device);
+}
+void record_stream(const Tensor&, const Stream&) {
+  EMBER_FAIL("record_stream: ember was built without CUDA support");
+}
+
+}  // namespace cuda
 }  // namespace ember
 
 #endif

@@ -3,6 +3,7 @@
 // the same for every functor, so it is compiled once, here, by the host
 // compiler; each functor only adds its two kernels and the host code that launches them.
 #include <algorithm>
+#include <cstdlib>
 
 #include "kernels/cuda/cuda_loops.h"
 #include "kernels/cuda/cuda_utils.h"
@@ -10,12 +11,20 @@
 namespace ember::cuda {
 namespace {
 
-// Blocks for a grid-stride loop over `work` thread-sized items: enough to fill
-// the device a few times over, no more.
-unsigned grid_size(int64_t work, int device) {
-  const int64_t max_blocks = static_cast<int64_t>(multiprocessor_count(device)) * 16;
-  const int64_t blocks = (work + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, max_blocks)));
+// Elements per launch of the strided kernel: its 32-bit index limit, or, in
+// the emulation build, EMBER_CUDA_EMULATE_PIECE_LIMIT when set, so tests can
+// drive the splitting of huge iterations with small tensors.
+int64_t strided_piece_limit() {
+#ifdef EMBER_CUDA_EMULATE
+  static const int64_t limit = [] {
+    const char* v = std::getenv("EMBER_CUDA_EMULATE_PIECE_LIMIT");
+    const long long n = v ? std::atoll(v) : 0;
+    return n > 0 && n < kMaxStridedElements ? static_cast<int64_t>(n) : kMaxStridedElements;
+  }();
+  return limit;
+#else
+  return kMaxStridedElements;
+#endif
 }
 
 bool aligned(const void* p, DType t) {
@@ -23,6 +32,13 @@ bool aligned(const void* p, DType t) {
 }
 
 }  // namespace
+
+unsigned elementwise_grid(int64_t numel, int per_thread, int multiprocessors) {
+  const int64_t max_blocks = static_cast<int64_t>(multiprocessors) * 16;
+  const int64_t threads = (numel + per_thread - 1) / per_thread;
+  const int64_t blocks = (threads + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, max_blocks)));
+}
 
 void run_elementwise(const ElementwiseArgs& a, const void* functor, const ElementwiseKernels& kernels, const char* op) {
   if (a.numel == 0) return;
@@ -39,8 +55,8 @@ void run_elementwise(const ElementwiseArgs& a, const void* functor, const Elemen
       if (modes[i] == InputMode::Contiguous) vectorize = vectorize && aligned(a.data[i + 1], a.dtypes[i + 1]);
     }
     p.vectorize = vectorize;
-    kernels.contiguous(functor, p, grid_size((a.numel + kVec - 1) / kVec, a.device));
-    EMBER_CUDA_CHECK_LAUNCH(op, "contiguous_kernel");
+    kernels.contiguous(functor, p,
+                       elementwise_grid(a.numel, kernels.contiguous_per_thread, multiprocessor_count(a.device)), op);
     return;
   }
   for_each_strided_piece(a, [&](const ElementwiseArgs& piece) {
@@ -54,9 +70,8 @@ void run_elementwise(const ElementwiseArgs& a, const void* functor, const Elemen
       p.by_value[o] = piece.by_value[o];
       for (int d = 0; d < piece.ndim; ++d) p.strides[d][o] = piece.strides[o][d];
     }
-    kernels.strided(functor, p, grid_size(piece.numel, a.device));
-    EMBER_CUDA_CHECK_LAUNCH(op, "strided_kernel");
-  });
+    kernels.strided(functor, p, elementwise_grid(piece.numel, 1, multiprocessor_count(a.device)), op);
+  }, strided_piece_limit());
 }
 
 }  // namespace ember::cuda

@@ -17,9 +17,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/float_to_int.h"
 #include "ember/dtype.h"
 #include "kernels/cuda/cuda_loops.h"
 #include "kernels/cuda/cuda_utils.h"
+#include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/ptx.cuh"
 
 namespace ember::cuda {
 
@@ -41,16 +44,11 @@ template <class T> using opmath_t = typename OpMath<T>::type;
 template <class T> inline constexpr bool is_reduced_float_v = std::is_same_v<T, half_t> || std::is_same_v<T, bf16_t>;
 template <class T> inline constexpr bool is_floating_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
 
-__device__ __forceinline__ float to_float(half_t h) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
-  return f;
-}
+__device__ __forceinline__ float to_float(half_t h) { return ptx::cvt_f32_f16(h.bits); }
 __device__ __forceinline__ float to_float(bf16_t b) { return __uint_as_float(static_cast<uint32_t>(b.bits) << 16); }
 
 __device__ __forceinline__ half_t to_half(float f) {
-  half_t h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+  half_t h{ptx::cvt_rn_f16_f32(f)};
   if (f != f) h.bits = static_cast<uint16_t>(((__float_as_uint(f) >> 16) & 0x8000u) | 0x7e00u);  // CPU's quiet NaN
   return h;
 }
@@ -76,11 +74,13 @@ __device__ __forceinline__ T down(opmath_t<T> v) {
 }
 
 // The dtype conversion of ember's CPU copy_ (kernels/cpu/elementwise/copy.cpp), on the device.
+// Floating to integer follows Note [Float to integer conversion] (core/float_to_int.h).
 template <class To, class From>
 __device__ __forceinline__ To convert(From v) {
   if constexpr (std::is_same_v<To, From>) return v;
   else if constexpr (std::is_same_v<To, bool>) return static_cast<double>(up(v)) != 0.0;
   else if constexpr (is_reduced_float_v<To>) return down<To>(static_cast<float>(up(v)));
+  else if constexpr (std::is_integral_v<To> && is_floating_v<From>) return float_to_int<To>(up(v));
   else return static_cast<To>(up(v));
 }
 
@@ -151,7 +151,8 @@ __device__ __forceinline__ T value_from_bits(uint64_t bits) {
 }
 
 // The kVec elements [base, base + kVec) of input j; `full` when all exist and
-// the vector access is aligned. Missing elements read as zero (never stored).
+// the vector access is aligned. Missing elements repeat element `base` (they
+// are never stored; a zero there would make the functor divide by zero).
 template <class T>
 __device__ __forceinline__ Vec<T> load_group(const ContiguousParams& p, int j, int64_t base, bool full) {
   Vec<T> r;
@@ -159,7 +160,7 @@ __device__ __forceinline__ Vec<T> load_group(const ContiguousParams& p, int j, i
     const T* in = reinterpret_cast<const T*>(p.in[j]);
     if (full) return *reinterpret_cast<const Vec<T>*>(in + base);
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) r.v[k] = base + k < p.n ? in[base + k] : T{};
+    for (int k = 0; k < kVec; ++k) r.v[k] = in[base + k < p.n ? base + k : base];
     return r;
   }
   const T x = p.mode[j] == InputMode::Broadcast ? *reinterpret_cast<const T*>(p.in[j]) : value_from_bits<T>(p.value[j]);
@@ -243,12 +244,14 @@ __global__ void __launch_bounds__(kThreads) strided_kernel(F f, StridedParams p)
 }
 
 template <class F>
-void launch_contiguous(const void* f, const ContiguousParams& p, unsigned grid) {
-  contiguous_kernel<F><<<grid, kThreads, 0, current_stream()>>>(*static_cast<const F*>(f), p);
+void launch_contiguous(const void* f, const ContiguousParams& p, unsigned grid, const char* op) {
+  launch_kernel(op, "contiguous_kernel", contiguous_kernel<F>, grid, kThreads, 0, current_cuda_stream(),
+                *static_cast<const F*>(f), p);
 }
 template <class F>
-void launch_strided(const void* f, const StridedParams& p, unsigned grid) {
-  strided_kernel<F><<<grid, kThreads, 0, current_stream()>>>(*static_cast<const F*>(f), p);
+void launch_strided(const void* f, const StridedParams& p, unsigned grid, const char* op) {
+  launch_kernel(op, "strided_kernel", strided_kernel<F>, grid, kThreads, 0, current_cuda_stream(), *static_cast<const F*>(f),
+                p);
 }
 
 // Runs f over `a` (Note [CUDA elementwise launcher]). The caller has checked
@@ -256,7 +259,7 @@ void launch_strided(const void* f, const StridedParams& p, unsigned grid) {
 template <class F>
 void launch_elementwise(const ElementwiseArgs& a, const F& f, const char* op) {
   static_assert(arity_v<F> <= kMaxInputs, "too many inputs for the elementwise launcher");
-  static constexpr ElementwiseKernels kernels{&launch_contiguous<F>, &launch_strided<F>};
+  static constexpr ElementwiseKernels kernels{&launch_contiguous<F>, &launch_strided<F>, kVec};
   run_elementwise(a, &f, kernels, op);
 }
 

@@ -162,11 +162,18 @@ struct StridedParams {
   uint32_t n;
 };
 
-// The two kernels compiled for one functor, launched with `grid` blocks of kThreads.
+// The two kernels compiled for one functor, launched with `grid` blocks of
+// kThreads (and checked, naming `op`). The contiguous kernel handles
+// `contiguous_per_thread` elements per thread and pass, the strided one 1.
 struct ElementwiseKernels {
-  void (*contiguous)(const void* functor, const ContiguousParams& p, unsigned grid);
-  void (*strided)(const void* functor, const StridedParams& p, unsigned grid);
+  void (*contiguous)(const void* functor, const ContiguousParams& p, unsigned grid, const char* op);
+  void (*strided)(const void* functor, const StridedParams& p, unsigned grid, const char* op);
+  int contiguous_per_thread;
 };
+
+// Blocks for a grid-stride loop over `numel` elements taken `per_thread` at a
+// time: enough to fill `multiprocessors` several times over, no more.
+unsigned elementwise_grid(int64_t numel, int per_thread, int multiprocessors);
 
 // Picks the kernel for `a`, builds its parameters and launches it (once, or
 // once per piece), checking each launch. Compiled once for all functors.

@@ -68,8 +68,8 @@ void launch_fill_blocks(T* out, int64_t n, uint64_t seed, uint64_t offset, const
   const int64_t blocks = (n + kElementsPerBlock<T> - 1) / kElementsPerBlock<T>;
   const int64_t max_grid = static_cast<int64_t>(multiprocessor_count(device)) * 16;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>((blocks + kThreads - 1) / kThreads, max_grid));
-  philox_fill_kernel<<<grid, kThreads, 0, current_stream()>>>(out, n, seed, offset, make);
-  EMBER_CUDA_CHECK_LAUNCH(op, "philox_fill_kernel");
+  launch_kernel(op, "philox_fill_kernel", philox_fill_kernel<T, MakeBlock>, grid, kThreads, 0, current_cuda_stream(), out, n,
+                seed, offset, make);
 }
 
 template <class T>

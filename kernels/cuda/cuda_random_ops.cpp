@@ -22,7 +22,7 @@ Tensor fill_floating(const Tensor& self, const char* name, Fill fill) {
   Tensor target = direct ? self : make_empty({self.numel()}, gen_dtype, self.device());
   if (gen_dtype == DType::Float64) fill(static_cast<double*>(target.data_ptr()), self.numel(), device);
   else fill(static_cast<float*>(target.data_ptr()), self.numel(), device);
-  if (!direct) op::copy_.call(self, target.view(self.sizes()));
+  if (!direct) op::copy_.call(self, target.view(self.sizes()), false);
   bump_version(self);
   return self;
 }
@@ -47,7 +47,7 @@ Tensor random_cuda(const Tensor& self, int64_t low, int64_t high, int64_t seed, 
   Tensor target = direct ? self : make_empty({self.numel()}, DType::Int64, self.device());
   launch_randint(static_cast<int64_t*>(target.data_ptr()), self.numel(), static_cast<uint64_t>(seed),
                  static_cast<uint64_t>(offset), low, high, device);
-  if (!direct) op::copy_.call(self, target.view(self.sizes()));
+  if (!direct) op::copy_.call(self, target.view(self.sizes()), false);
   bump_version(self);
   return self;
 }

@@ -86,13 +86,11 @@ void sum_pass(const char* in, DType dtype, int64_t outer, int64_t len, int64_t i
               int device) {
   const int64_t elem = static_cast<int64_t>(element_size(dtype));
   if (inner == 1) {
-    row_sum_kernel<In, Acc><<<blocks_for(outer * parts * 32, device), kThreads, 0, current_stream()>>>(
-        in, dtype, elem, outer, len, parts, out);
-    EMBER_CUDA_CHECK_LAUNCH("sum", "row_sum_kernel");
+    launch_kernel("sum", "row_sum_kernel", row_sum_kernel<In, Acc>, blocks_for(outer * parts * 32, device), kThreads, 0,
+                  current_cuda_stream(), in, dtype, elem, outer, len, parts, out);
   } else {
-    column_sum_kernel<In, Acc><<<blocks_for(outer * parts * inner, device), kThreads, 0, current_stream()>>>(
-        in, dtype, elem, outer, len, inner, parts, out);
-    EMBER_CUDA_CHECK_LAUNCH("sum", "column_sum_kernel");
+    launch_kernel("sum", "column_sum_kernel", column_sum_kernel<In, Acc>, blocks_for(outer * parts * inner, device),
+                  kThreads, 0, current_cuda_stream(), in, dtype, elem, outer, len, inner, parts, out);
   }
 }
 
@@ -136,7 +134,7 @@ void launch_sum(const void* in, DType in_dtype, void* out, const SumShape& shape
   if (shape.outer == 0 || shape.inner == 0) return;
   if (shape.k == 0) {  // empty sums are 0, and 0 is all-zero bits in every accumulation type
     const size_t nbytes = static_cast<size_t>(shape.outer * shape.inner) * element_size(acc);
-    EMBER_CUDA_CHECK(cudaMemsetAsync(out, 0, nbytes, current_stream()), "sum");
+    EMBER_CUDA_CHECK(cudaMemsetAsync(out, 0, nbytes, current_cuda_stream()), "sum");
     return;
   }
   switch (acc) {

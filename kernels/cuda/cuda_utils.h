@@ -7,16 +7,21 @@
 // and its description, e.g.
 //   copy_: CUDA call cudaMemcpyAsync(dst, src, n, kind, stream) failed:
 //   cudaErrorInvalidValue (invalid argument)
-// Kernel launches are checked with EMBER_CUDA_CHECK_LAUNCH(op, kernel name),
-// which reads cudaGetLastError (and so clears a non-sticky error).
+// Kernels are launched with launch_kernel (launch.cuh), which checks the
+// launch with check_launch(op, kernel name): cudaGetLastError (which clears a
+// non-sticky error) and, under EMBER_CUDA_LAUNCH_BLOCKING=1, a synchronisation
+// of the stream, so that a fault in the kernel is reported under its own op
+// instead of at the next synchronising call.
 //
 // Note [CUDA streams and devices]
-// All work of a device runs in order on one stream (the legacy default stream
-// for now; current_stream() is the single place to change that). The caching
-// allocator relies on it: a block freed by a tensor may be handed out again at
-// once, because any kernel that still reads it was queued before any kernel
-// that will write it. Ops switch to the device of their tensors with a
-// DeviceGuard, which restores the caller's device when it goes out of scope.
+// Ops queue their kernels and copies on the current stream of the current
+// device (current_cuda_stream(): per host thread and device, the default stream
+// unless ember::cuda::StreamGuard or set_current_stream chose another). The
+// caching allocator tags each block with the stream it was allocated on and
+// hands it out again at once only on that stream; a block also used on other
+// streams (record_stream) waits for their work first. Ops switch to the
+// device of their tensors with a DeviceGuard, which restores the caller's
+// device when it goes out of scope.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -37,18 +42,17 @@ namespace ember::cuda {
     }                                                                                 \
   } while (0)
 
-#define EMBER_CUDA_CHECK_LAUNCH(op, kernel)                                           \
-  do {                                                                                \
-    const cudaError_t ember_cuda_err_ = cudaGetLastError();                           \
-    if (__builtin_expect(ember_cuda_err_ != cudaSuccess, 0)) {                        \
-      ::ember::cuda::throw_cuda_error(ember_cuda_err_, "launch of " kernel, op, __FILE__, __LINE__); \
-    }                                                                                 \
-  } while (0)
 
 namespace ember::cuda {
 
-// The stream all of a device's work runs on (Note [CUDA streams and devices]).
-inline cudaStream_t current_stream() { return nullptr; }
+// After a kernel launch: throws naming `op` and `kernel` when the launch (or,
+// with EMBER_CUDA_LAUNCH_BLOCKING=1, the kernel) failed.
+void check_launch(const char* op, const char* kernel);
+// True when EMBER_CUDA_LAUNCH_BLOCKING=1 (read once).
+bool launch_blocking();
+
+// The current stream of the current device (Note [CUDA streams and devices]).
+cudaStream_t current_cuda_stream();
 
 // Makes `device` current for the guard's lifetime (no call when it already is).
 class DeviceGuard {

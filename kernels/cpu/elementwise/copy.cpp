@@ -2,19 +2,89 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/float_to_int.h"
 #include "core/op_decls.h"
 #include "kernels/cpu/elementwise/loops.h"
 
 namespace ember {
 namespace {
 
+template <class T>
+inline constexpr bool is_floating_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+// int32, int64 and uint8 (bool is a comparison, not a conversion).
+template <class T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// One element from From to To: the reference every copy path matches.
+// Floating to integer follows Note [Float to integer conversion] (core/float_to_int.h).
 template <class To, class From>
 inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) return v;
   else if constexpr (std::is_same_v<To, bool>) return static_cast<double>(static_cast<opmath_t<From>>(v)) != 0.0;
   else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(v));
+  else if constexpr (is_int_v<To> && is_floating_v<From>) return float_to_int<To>(static_cast<opmath_t<From>>(v));
   else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<To>(static_cast<float>(v));
   else return static_cast<To>(v);
+}
+
+// Floating to integer over a contiguous run, n elements of in: (n,) -> out: (n,).
+// The rule's compares and selects vectorise poorly, so a block whose values
+// all lie strictly inside int32's range (no NaN, no infinity) takes a plain
+// cast through int32, where C++ defines the result and it equals the rule's;
+// other blocks try int64's range, then fall back to the rule element by
+// element. 64K elements from L2 (GCC 12, AVX2), plain cast / rule / blocks:
+// float32 -> int32 6.5 / 16 / 10 us, float32 -> uint8 4.6 / 109 / 9 us,
+// float32 -> int64 41 / 110 / 17 us (the plain cast is scalar there).
+template <class T>
+inline bool all_below(const T* __restrict in, int64_t n, T limit) {
+  int outside = 0;  // `|`, not `||`: a branch-free loop the compiler vectorises
+  for (int64_t i = 0; i < n; ++i) outside |= static_cast<int>(!(in[i] > -limit)) | static_cast<int>(!(in[i] < limit));
+  return outside == 0;
+}
+
+template <class To, class F>
+void float_to_int_block(const F* __restrict in, To* __restrict out, int64_t n) {
+  if (all_below(in, n, F(2147483648.0))) {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<To>(static_cast<int32_t>(in[i]));
+    return;
+  }
+  if constexpr (!std::is_same_v<To, int32_t>) {
+    if (all_below(in, n, F(9223372036854775808.0))) {
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<To>(static_cast<int64_t>(in[i]));
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = float_to_int<To>(in[i]);
+}
+
+// copy_ from a floating dtype to an integer one: contiguous runs by blocks
+// (float16 and bfloat16 widened to float first), other runs element by element.
+constexpr int64_t kConvertBlock = 512;  // elements: 2-4 KiB of input, checked and then converted from L1
+
+template <class To, class From>
+void copy_float_to_int(TensorIterator& it) {
+  using F = opmath_t<From>;
+  it.for_each([](char** data, const int64_t* strides, int64_t n) {
+    if (strides[0] == sizeof(To) && strides[1] == sizeof(From)) {
+      To* out = reinterpret_cast<To*>(data[0]);
+      const From* in = reinterpret_cast<const From*>(data[1]);
+      for (int64_t b = 0; b < n; b += kConvertBlock) {
+        const int64_t m = std::min(kConvertBlock, n - b);
+        if constexpr (std::is_same_v<From, F>) {
+          float_to_int_block(in + b, out + b, m);
+        } else {
+          F wide[kConvertBlock];
+          for (int64_t i = 0; i < m; ++i) wide[i] = static_cast<F>(in[b + i]);
+          float_to_int_block(wide, out + b, m);
+        }
+      }
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<To*>(data[0] + i * strides[0]) =
+          convert<To>(*reinterpret_cast<const From*>(data[1] + i * strides[1]));
+  });
 }
 
 // A 2-D copy whose input walks the output's rows with a large stride: a
@@ -48,7 +118,8 @@ bool copy_transposed(const TensorIterator& it) {
   return true;
 }
 
-Tensor copy_cpu(const Tensor& self, const Tensor& src) {
+// non_blocking changes nothing between host tensors.
+Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   EMBER_CHECK(self.device().is_cpu() && src.device().is_cpu(), "copy_: the CPU kernel got tensors on ", self.device(),
               " and ", src.device());
   if (self.is_same(src)) return self;
@@ -68,7 +139,9 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src) {
   } else {
     dispatch_dtype(to, "copy_", [&]<class To>() {
       dispatch_dtype(from, "copy_", [&]<class From>() {
-        if (!copy_transposed<To, From>(it)) cpu::cpu_kernel(it, [](From v) -> To { return convert<To>(v); });
+        if (copy_transposed<To, From>(it)) return;
+        if constexpr (is_int_v<To> && is_floating_v<From>) copy_float_to_int<To, From>(it);
+        else cpu::cpu_kernel(it, [](From v) -> To { return convert<To>(v); });
       });
     });
   }
@@ -85,6 +158,7 @@ Tensor fill_cpu(const Tensor& self, const Scalar& value) {
     TensorIterator::Config c;
     c.name("fill_").output(self);
     c.common_dtype = self.dtype();
+    c.check_mem_overlap = false;  // every element gets the same value: an expanded self is fine, as in PyTorch
     TensorIterator it = TensorIterator::build(std::move(c));
     it.for_each([&](char** data, const int64_t* strides, int64_t n) {
       if (strides[0] == sizeof(T)) {
@@ -101,7 +175,7 @@ Tensor fill_cpu(const Tensor& self, const Scalar& value) {
 
 Tensor clone_cpu(const Tensor& self) {
   Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
-  return op::copy_.call(out, self);
+  return op::copy_.call(out, self, false);
 }
 
 }  // namespace

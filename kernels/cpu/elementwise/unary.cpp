@@ -9,6 +9,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/memory_overlap.h"
 #include "core/op_decls.h"
 #include "kernels/cpu/elementwise/loops.h"
 #include "kernels/cpu/vec/vec_math.h"
@@ -296,9 +297,13 @@ Tensor masked_fill__cpu(const Tensor& self, const Tensor& mask, const Scalar& va
   EMBER_CHECK(mask.dtype() == DType::Bool, "masked_fill: expected a bool mask, got ", mask.dtype());
   EMBER_CHECK(broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill") == DimVector(self.sizes()),
               "masked_fill: the mask of shape ", mask.sizes(), " must broadcast to the tensor's shape ", self.sizes());
+  // An expanded self is allowed, as in PyTorch (which deprecates it but does
+  // not raise); a mask that partially overlaps self is not.
+  assert_no_partial_overlap(self, mask, "masked_fill");
   TensorIterator::Config c;
   c.name("masked_fill").output(self).input(self).input(mask);
   c.promote_inputs = false;
+  c.check_mem_overlap = false;
   c.common_dtype = self.dtype();
   TensorIterator it = TensorIterator::build(std::move(c));
   dispatch_dtype(self.dtype(), "masked_fill", [&]<class T>() {
@@ -314,7 +319,7 @@ Tensor masked_fill__cpu(const Tensor& self, const Tensor& mask, const Scalar& va
 Tensor masked_fill_cpu(const Tensor& self, const Tensor& mask, const Scalar& value) {
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill");
   Tensor out = make_empty(shape, self.dtype(), self.device());
-  op::copy_.call(out, self);
+  op::copy_.call(out, self, false);
   return masked_fill__cpu(out, mask, value);
 }
 

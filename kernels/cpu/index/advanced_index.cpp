@@ -346,7 +346,7 @@ Tensor index_put_cpu(const Tensor& self, const TensorList& indices, const Tensor
                 " cannot be broadcast to indexing result of shape ", shape);
     const Tensor src = values.expand(shape);
     if (accumulate) op::add_.call(ex.self, src, 1);
-    else op::copy_.call(ex.self, src);
+    else op::copy_.call(ex.self, src, false);
     bump_version(self);
     return self;
   }

@@ -169,7 +169,7 @@ void check_same_dtype(const char* op, const Tensor& self, const char* what, cons
 // A new contiguous copy of self: the output of the scatter family.
 Tensor copy_of(const Tensor& self) {
   Tensor out = make_empty(self.sizes(), self.dtype(), self.device());
-  op::copy_.call(out, self);
+  op::copy_.call(out, self, false);
   return out;
 }
 

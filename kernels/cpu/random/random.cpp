@@ -17,7 +17,7 @@ Tensor fill_floating(const Tensor& self, const char* name, Fill fill) {
   Tensor target = direct ? self : make_empty({self.numel()}, gen_dtype, Device::cpu());
   if (gen_dtype == DType::Float64) fill(static_cast<double*>(target.data_ptr()), self.numel());
   else fill(static_cast<float*>(target.data_ptr()), self.numel());
-  if (!direct) op::copy_.call(self, target.view(self.sizes()));
+  if (!direct) op::copy_.call(self, target.view(self.sizes()), false);
   bump_version(self);
   return self;
 }
@@ -40,7 +40,7 @@ Tensor random_cpu(const Tensor& self, int64_t low, int64_t high, int64_t seed, i
   Tensor target = direct ? self : make_empty({self.numel()}, DType::Int64, Device::cpu());
   cpu::fill_randint(target.data_ptr<int64_t>(), self.numel(), static_cast<uint64_t>(seed),
                     static_cast<uint64_t>(offset), low, high);
-  if (!direct) op::copy_.call(self, target.view(self.sizes()));
+  if (!direct) op::copy_.call(self, target.view(self.sizes()), false);
   bump_version(self);
   return self;
 }

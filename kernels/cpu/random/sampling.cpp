@@ -61,7 +61,7 @@ Tensor bernoulli__cpu(const Tensor& self, const Tensor& p, int64_t seed, int64_t
       for (int64_t i = b; i < e; ++i) out[i] = T(u[i] < prob[i] ? 1.0f : 0.0f);
     });
   });
-  if (!draws.is_same(self)) op::copy_.call(self, draws);
+  if (!draws.is_same(self)) op::copy_.call(self, draws, false);
   bump_version(self);
   return self;
 }

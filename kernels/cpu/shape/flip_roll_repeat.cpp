@@ -142,7 +142,7 @@ Tensor repeat_cpu(const Tensor& self, IntArrayRef repeats) {
   }
   Tensor out = new_like(self, sizes);
   if (nd == 0) {  // a 0-d self repeated by (): a copy
-    op::copy_.call(out, self);
+    op::copy_.call(out, self, false);
     return out;
   }
   const int64_t p = in_sizes[nd - 1];

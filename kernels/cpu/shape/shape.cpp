@@ -83,7 +83,7 @@ Tensor cat_cpu(const TensorList& tensors, int64_t dim) {
       pieces.push_back({static_cast<const char*>(t.data_ptr()), offset * inner, n * inner});
       any_fast = true;
     } else {
-      op::copy_.call(op::slice.call(out, d, offset, offset + n, 1), t);
+      op::copy_.call(op::slice.call(out, d, offset, offset + n, 1), t, false);
       pieces.push_back({nullptr, offset * inner, n * inner});
     }
     offset += n;
