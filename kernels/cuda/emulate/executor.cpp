@@ -54,21 +54,21 @@ class Executor {
 
   uint64_t push(Stream* s, std::function<void()> run, std::vector<std::pair<const Stream*, uint64_t>> after = {}) {
     std::lock_guard<std::mutex> lock(mutex_);
-    Task t;
-    t.order = ++order_;
-    t.number = ++s->submitted;
-    t.queued = Clock::now();
-    t.after = std::move(after);
-    // CUDA's implicit ordering between the legacy default stream and the blocking streams of its device.
-    for (const auto& other : streams_) {
-      Stream* o = other.get();
-      if (o == s || o->device != s->device || o->destroyed || !o->blocking || !s->blocking) continue;
-      if (s->legacy || o->legacy) t.after.emplace_back(o, o->submitted);
-    }
-    t.run = std::move(run);
-    queues_[s].push_back(std::move(t));
-    ready_.notify_all();
-    return s->submitted;
+    return push_locked(s, std::move(run), std::move(after));
+  }
+
+  // The marker is queued and the event pointed at it in one step, so a
+  // concurrent query never sees half of it.
+  void record(Event* e, Stream* s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    e->point = push_locked(s, [e] { e->when = Clock::now(); }, {});
+    e->stream = s;
+  }
+
+  // Later work on `s` waits for `e`'s recorded point (an event never recorded is complete).
+  void wait_on(Stream* s, const Event* e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (e->stream) push_locked(s, [] {}, {{e->stream, e->point}});
   }
 
   void wait(const std::function<bool()>& done) {
@@ -114,6 +114,24 @@ class Executor {
   }
 
  private:
+  uint64_t push_locked(Stream* s, std::function<void()> run, std::vector<std::pair<const Stream*, uint64_t>> after) {
+    Task t;
+    t.order = ++order_;
+    t.number = ++s->submitted;
+    t.queued = Clock::now();
+    t.after = std::move(after);
+    // CUDA's implicit ordering between the legacy default stream and the blocking streams of its device.
+    for (const auto& other : streams_) {
+      Stream* o = other.get();
+      if (o == s || o->device != s->device || o->destroyed || !o->blocking || !s->blocking) continue;
+      if (s->legacy || o->legacy) t.after.emplace_back(o, o->submitted);
+    }
+    t.run = std::move(run);
+    queues_[s].push_back(std::move(t));
+    ready_.notify_all();
+    return s->submitted;
+  }
+
   Stream* add_stream(int device, bool legacy, bool blocking) {
     streams_.push_back(std::make_unique<Stream>());
     Stream* s = streams_.back().get();
@@ -187,30 +205,21 @@ void destroy_stream(Stream* s) { executor().destroy(s); }
 bool is_live(const Stream* s) { return executor().live(s); }
 uint64_t enqueue(Stream* s, std::function<void()> task) { return executor().push(s, std::move(task)); }
 
-void record_event(Event* e, Stream* s) {
-  const uint64_t point = executor().push(s, [e] { e->when = Clock::now(); });
-  // The event's fields are read under the executor's lock by the waits below;
-  // recording is a host call on the event's owner thread, as in CUDA.
-  e->stream = s;
-  e->point = point;
-}
+void record_event(Event* e, Stream* s) { executor().record(e, s); }
 
-void stream_wait_event(Stream* s, const Event* e) {
-  if (!e->stream) return;  // an event never recorded is complete
-  executor().push(s, [] {}, {{e->stream, e->point}});
-}
+void stream_wait_event(Stream* s, const Event* e) { executor().wait_on(s, e); }
 
 bool stream_done(const Stream* s) {
   return executor().check([s] { return s->completed == s->submitted; });
 }
 bool event_done(const Event* e) {
-  return !e->stream || executor().check([e] { return e->stream->completed >= e->point; });
+  return executor().check([e] { return !e->stream || e->stream->completed >= e->point; });
 }
 void wait_stream(const Stream* s) {
   executor().wait([s] { return s->completed == s->submitted; });
 }
 void wait_event(const Event* e) {
-  if (e->stream) executor().wait([e] { return e->stream->completed >= e->point; });
+  executor().wait([e] { return !e->stream || e->stream->completed >= e->point; });
 }
 void wait_device(int device) { executor().wait_device(device); }
 std::optional<DeviceFault> take_fault(int device) { return executor().take(device); }
