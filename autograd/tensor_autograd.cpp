@@ -30,6 +30,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 }
 
 Tensor Tensor::grad() const {
+  if (!defined()) detail::undefined_tensor("grad");
   const AutogradMeta* m = get_meta(*this);
   if (!m) return Tensor();
   if (m->retained_grad) return *m->retained_grad;
@@ -37,6 +38,7 @@ Tensor Tensor::grad() const {
 }
 
 void Tensor::set_grad(const Tensor& grad) const {
+  if (!defined()) detail::undefined_tensor("set_grad");
   EMBER_CHECK(!grad.defined() || grad.sizes() == sizes(), "set_grad: gradient of shape ", grad.defined() ? grad.sizes() : IntArrayRef(),
               " for a tensor of shape ", sizes());
   AutogradMeta& m = ensure_meta(*this);
@@ -62,6 +64,7 @@ std::string grad_fn_name(const Tensor& t) {
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 uint32_t Tensor::output_nr() const {
+  if (!defined()) detail::undefined_tensor("output_nr");
   const AutogradMeta* m = get_meta(*this);
   return m && m->grad_fn ? m->output_nr : 0;
 }
@@ -77,6 +80,7 @@ void Tensor::retain_grad() const {
 }
 
 bool Tensor::retains_grad() const {
+  if (!defined()) detail::undefined_tensor("retains_grad");
   const AutogradMeta* m = get_meta(*this);
   return m && m->retained_grad;
 }
@@ -100,11 +104,13 @@ void Tensor::set_data(const Tensor& new_data) const {
 }
 
 Tensor Tensor::detach() const {
+  if (!defined()) detail::undefined_tensor("detach");
   Tensor out = autograd::data_alias(*this);
   return out;
 }
 
 Tensor& Tensor::detach_() {
+  if (!defined()) detail::undefined_tensor("detach_");
   EMBER_CHECK(!impl()->view_base() || !autograd::requires_grad(*this),
               "detach_: cannot detach a view of a tensor that requires grad in place; use detach()");
   if (AutogradMeta* m = get_meta(*this)) {
@@ -118,6 +124,7 @@ Tensor& Tensor::detach_() {
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       const TensorList& inputs) const {
+  if (!defined()) detail::undefined_tensor("backward");
   autograd::backward({*this}, gradient.defined() ? TensorList{gradient} : TensorList{}, retain_graph, create_graph,
                      inputs);
 }
@@ -135,6 +142,7 @@ uint64_t Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const 
 }
 
 void Tensor::remove_hook(uint64_t handle) const {
+  if (!defined()) detail::undefined_tensor("remove_hook");
   AutogradMeta* m = get_meta(*this);
   if (!m) return;
   std::erase_if(m->leaf_hooks, [handle](const AutogradMeta::LeafHook& h) { return h.id == handle; });

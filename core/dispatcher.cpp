@@ -74,6 +74,17 @@ OpSchema parse_schema(std::string_view text) {
 OpEntry::OpEntry(OpSchema schema, DTypeRule rule, size_t num_cpp_args) : schema_(std::move(schema)), rule_(rule) {
   EMBER_CHECK(schema_.args.size() == num_cpp_args, "op ", schema_.name, ": schema has ", schema_.args.size(),
               " arguments but the C++ signature has ", num_cpp_args);
+  for (size_t i = 0; i < schema_.args.size() && i < 64; ++i) {
+    const std::string& type = schema_.args[i].type;  // "Tensor" or "Tensor(a!)"; not "Tensor?" nor "Tensor[]"
+    if (type == "Tensor" || type.rfind("Tensor(", 0) == 0) required_tensors_ |= uint64_t{1} << i;
+  }
+}
+
+void OpEntry::fail_undefined(uint64_t undefined) const {
+  const uint64_t bad = undefined & required_tensors_;
+  const int i = __builtin_ctzll(bad);
+  EMBER_FAIL(name(), ": argument '", schema_.args[static_cast<size_t>(i)].name,
+             "' is an undefined tensor (a default-constructed Tensor, or x.grad() before backward)");
 }
 
 void OpEntry::set_layer_kernel(DispatchKey k, KernelSlot s) {
@@ -163,11 +174,13 @@ void Dispatcher::call_boxed(const OpEntry& op, DispatchKeySet keys, Stack& stack
     const DispatchKey k = keys.highest();
     if (k <= DispatchKey::CUDA) {
       detail::ArgScan scan;
-      for (IValue& v : stack) {
-        if (v.is_tensor()) scan.add(v.tensor());
+      for (size_t i = 0; i < stack.size() && i < 64; ++i) {
+        IValue& v = stack[i];
+        if (v.is_tensor()) scan.add(v.tensor(), i);
         else if (v.is_tensor_list()) scan.add(v.tensor_list());
         else if (auto* s = std::get_if<Scalar>(&v.payload())) scan.add(*s);
       }
+      if (scan.undefined & op.required_tensors()) op.fail_undefined(scan.undefined);
       const DType t = op.dtype_rule() == DTypeRule::Promote ? scan.types.result() : scan.first_dtype;
       const KernelSlot& s = op.backend_kernel(k, t);
       if (trace_) detail::trace_call(op, k, t, s);

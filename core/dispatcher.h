@@ -83,10 +83,16 @@ class OpEntry {
   // "CPU[float32, float64] CUDA[float32]": for error messages and inspect.
   std::string registered_summary() const;
   [[noreturn]] void fail_missing(DispatchKey k, DType t) const;
+  // Bit i is set when argument i is a required Tensor ("Tensor", not
+  // "Tensor?"): an undefined tensor there raises (Note [Undefined tensors]).
+  uint64_t required_tensors() const { return required_tensors_; }
+  // Raises for the first required argument whose bit is set in `undefined`.
+  [[noreturn]] void fail_undefined(uint64_t undefined) const;
 
  private:
   OpSchema schema_;
   DTypeRule rule_;
+  uint64_t required_tensors_ = 0;
   std::array<KernelSlot, kNumDispatchKeys> layers_{};
   std::array<std::array<KernelSlot, kNumDTypes>, 2> backends_{};
 };
@@ -164,7 +170,20 @@ struct ArgScan {
   ResultTypeState types;
   DType first_dtype = DType::Float32;
   bool has_first = false;
+  uint64_t undefined = 0;  // bit i: argument i is an undefined Tensor
 
+  // Argument `pos` of a typed call.
+  void add(const Tensor& t, size_t pos) {
+    if (__builtin_expect(!t.defined(), 0)) {
+      undefined |= uint64_t{1} << pos;
+      return;
+    }
+    add(t);
+  }
+  template <class T>
+  void add(const T& v, size_t) {
+    add(v);
+  }
   void add(const Tensor& t) {
     if (!t.defined()) return;
     keys = keys | t.impl()->key_set();
@@ -220,8 +239,10 @@ class TypedOp<R(A...)> {
   void impl_layer(DispatchKey key, Fn fn, const char* name) { entry_.set_layer_kernel(key, slot(fn, name)); }
 
   R call(A... args) const {
+    static_assert(sizeof...(A) <= 64, "ArgScan::undefined has a bit per argument");
     detail::ArgScan scan;
-    (scan.add(args), ...);
+    [&]<size_t... I>(std::index_sequence<I...>) { (scan.add(args, I), ...); }(std::index_sequence_for<A...>{});
+    if (__builtin_expect((scan.undefined & entry_.required_tensors()) != 0, 0)) entry_.fail_undefined(scan.undefined);
     const LocalDispatchKeys& local = local_dispatch_keys();
     DispatchKeySet keys = (scan.keys | local.included) - local.excluded;
     EMBER_CHECK(!keys.empty(), entry_.name(), ": no tensor argument decides the device (or all keys are excluded)");

@@ -7,6 +7,18 @@
 
 namespace ember {
 
+namespace {
+// An integer (or bool) tensor to a negative integer power: 2 ** -1 is 0.5,
+// which no integer holds, so PyTorch refuses instead of answering 0. Only
+// for a Scalar exponent, as in PyTorch: a tensor exponent is elementwise.
+const Tensor& check_int_pow(const Tensor& self, const Scalar& e, const char* op) {
+  EMBER_CHECK(!(e.is_integral() && e.to_int() < 0 && is_integral(self.dtype(), true)), op,
+              ": integers to negative integer powers are not allowed (", self.dtype(), " tensor, exponent ", e,
+              "); use a floating tensor or exponent");
+  return self;
+}
+}  // namespace
+
 DType result_type(const Tensor& a, const Tensor& b) {
   ResultTypeState s;
   s.update(a);
@@ -27,7 +39,7 @@ Tensor mul(const Tensor& a, const Tensor& b) { return op::mul.call(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return op::div.call(a, b); }
 Tensor div(const Tensor& a, const Tensor& b, std::string_view mode) { return op::div_mode.call(a, b, mode); }
 Tensor pow(const Tensor& a, const Tensor& b) { return op::pow.call(a, b); }
-Tensor pow(const Tensor& a, const Scalar& b) { return op::pow.call(a, wrap_scalar(b)); }
+Tensor pow(const Tensor& a, const Scalar& b) { return op::pow.call(check_int_pow(a, b, "pow"), wrap_scalar(b)); }
 Tensor pow(const Scalar& a, const Tensor& b) { return op::pow.call(wrap_scalar(a), b); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return op::maximum.call(a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return op::minimum.call(a, b); }
@@ -77,7 +89,7 @@ Tensor Tensor::div(const Tensor& o) const { return op::div.call(*this, o); }
 Tensor Tensor::div(const Scalar& o) const { return op::div.call(*this, wrap_scalar(o)); }
 Tensor Tensor::div(const Tensor& o, std::string_view mode) const { return op::div_mode.call(*this, o, mode); }
 Tensor Tensor::pow(const Tensor& e) const { return op::pow.call(*this, e); }
-Tensor Tensor::pow(const Scalar& e) const { return op::pow.call(*this, wrap_scalar(e)); }
+Tensor Tensor::pow(const Scalar& e) const { return op::pow.call(check_int_pow(*this, e, "pow"), wrap_scalar(e)); }
 Tensor Tensor::maximum(const Tensor& o) const { return op::maximum.call(*this, o); }
 Tensor Tensor::minimum(const Tensor& o) const { return op::minimum.call(*this, o); }
 Tensor Tensor::remainder(const Tensor& o) const { return op::remainder.call(*this, o); }
@@ -115,7 +127,7 @@ Tensor& Tensor::div_(const Scalar& o) {
   return *this;
 }
 Tensor& Tensor::pow_(const Scalar& e) {
-  op::pow_.call(*this, wrap_scalar(e));
+  op::pow_.call(check_int_pow(*this, e, "pow_"), wrap_scalar(e));
   return *this;
 }
 

@@ -8,6 +8,12 @@
 
 namespace ember {
 
+namespace detail {
+void undefined_tensor(const char* method) {
+  EMBER_FAIL(method, ": called on an undefined tensor (a default-constructed Tensor, or x.grad() before backward)");
+}
+}  // namespace detail
+
 std::ostream& operator<<(std::ostream& os, IntArrayRef r) {
   os << '[';
   for (size_t i = 0; i < r.size(); ++i) os << (i ? ", " : "") << r[i];

@@ -9,13 +9,25 @@ namespace ember {
 
 enum class DeviceType : uint8_t { CPU, CUDA };
 
+// The index is stored in an int8_t, as in PyTorch, so it is in [0, kMaxDeviceIndex];
+// anything else (cuda:300, cuda:-1) raises an ember::Error instead of wrapping.
+inline constexpr int kMaxDeviceIndex = 127;
+
+namespace detail {
+[[noreturn]] void bad_device_index(DeviceType t, long long index);
+}  // namespace detail
+
 struct Device {
   DeviceType type = DeviceType::CPU;
   int8_t index = 0;
 
   constexpr Device() = default;
-  constexpr Device(DeviceType t, int i = 0) : type(t), index(static_cast<int8_t>(i)) {}  // NOLINT
-  // Parses "cpu", "cuda", "cuda:1".
+  constexpr Device(DeviceType t, int i = 0) : type(t), index(static_cast<int8_t>(i)) {  // NOLINT
+    if (i < 0 || i > kMaxDeviceIndex || (t == DeviceType::CPU && i != 0)) detail::bad_device_index(t, i);
+  }
+  // Parses "cpu", "cpu:0", "cuda", "cuda:N" (N in decimal, no sign or leading
+  // zero, at most kMaxDeviceIndex); anything else raises an ember::Error that
+  // names the string and the accepted forms.
   explicit Device(const std::string& spec);
 
   static constexpr Device cpu() { return Device(DeviceType::CPU, 0); }

@@ -58,6 +58,16 @@ struct TensorOptions {
   }
 };
 
+namespace detail {
+// Note [Undefined tensors]
+// A default-constructed Tensor (and x.grad() before backward) holds no
+// TensorImpl. Its metadata accessors and every dispatched op that takes it
+// as a required argument raise
+//   dim: called on an undefined tensor (a default-constructed Tensor, or x.grad() before backward)
+// instead of dereferencing null; defined() and impl() are the ways to test.
+[[noreturn]] void undefined_tensor(const char* method);
+}  // namespace detail
+
 class Tensor {
  public:
   Tensor() = default;
@@ -67,30 +77,30 @@ class Tensor {
   bool defined() const { return static_cast<bool>(impl_); }
   TensorImpl* impl() const { return impl_.get(); }
   const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
-  int64_t dim() const { return impl_->dim(); }
+  int64_t dim() const { return checked_impl("dim")->dim(); }
   int64_t ndimension() const { return dim(); }
-  IntArrayRef sizes() const { return impl_->sizes(); }
-  IntArrayRef strides() const { return impl_->strides(); }
+  IntArrayRef sizes() const { return checked_impl("sizes")->sizes(); }
+  IntArrayRef strides() const { return checked_impl("strides")->strides(); }
   IntArrayRef shape() const { return sizes(); }
   int64_t size(int64_t dim) const;    // negative dims count from the end
   int64_t stride(int64_t dim) const;
-  int64_t numel() const { return impl_->numel(); }
-  DType dtype() const { return impl_->dtype(); }
+  int64_t numel() const { return checked_impl("numel")->numel(); }
+  DType dtype() const { return checked_impl("dtype")->dtype(); }
   DType scalar_type() const { return dtype(); }
-  Device device() const { return impl_->device(); }
+  Device device() const { return checked_impl("device")->device(); }
   TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
   bool is_cuda() const { return device().is_cuda(); }
-  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_contiguous() const { return checked_impl("is_contiguous")->is_contiguous(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
-  int64_t storage_offset() const { return impl_->storage_offset(); }
+  int64_t storage_offset() const { return checked_impl("storage_offset")->storage_offset(); }
   size_t element_size() const { return ember::element_size(dtype()); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
   // Bumped by every in-place op on this tensor or a view of its storage.
-  uint32_t _version() const { return impl_->storage()->version(); }
+  uint32_t _version() const { return checked_impl("_version")->storage()->version(); }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   // Element 0's address. T must match dtype() (checked).
   template <class T> T* data_ptr() const;
-  void* data_ptr() const { return impl_->data(); }
+  void* data_ptr() const { return checked_impl("data_ptr")->data(); }
   // The value of a one-element tensor, converted to T.
   template <class T> T item() const;
   // Element access by index (ember/accessor.h): checks once that the tensor
@@ -347,6 +357,14 @@ class Tensor {
   Tensor& operator/=(const Scalar& o) { return div_(o); }
 
  private:
+  // impl_, or an ember::Error naming `method` when the tensor is undefined
+  // (Note [Undefined tensors]). One predictable branch inline; the error
+  // path is out of line, so a defined tensor pays no call.
+  TensorImpl* checked_impl(const char* method) const {
+    if (__builtin_expect(!impl_, 0)) detail::undefined_tensor(method);
+    return impl_.get();
+  }
+
   IntrusivePtr<TensorImpl> impl_;
 };
 

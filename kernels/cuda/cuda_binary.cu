@@ -3,6 +3,7 @@
 // (kernels/cpu/elementwise/binary.cpp): same formulas, f16/bf16 computed in float and
 // rounded once on store. Functors are shared across ops per Note [Few kernel
 // instantiations] in cuda_kernels.h.
+#include "core/int_division.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_loops.cuh"
 
@@ -15,16 +16,16 @@ __device__ __forceinline__ bool is_nan(M x) {
   else return false;
 }
 
-// Python's %: the result takes the divisor's sign (fmod for floats).
+// Python's %: the result takes the divisor's sign (fmod for floats). Integers
+// share the CPU's helper (core/int_division.h): MIN % -1 is 0.
 template <class M>
 __device__ __forceinline__ M floor_mod(M a, M b) {
-  if constexpr (std::is_unsigned_v<M>) {
-    return static_cast<M>(a % b);
+  if constexpr (std::is_integral_v<M>) {
+    return int_mod_floor(a, b);
   } else {
     M r;
     if constexpr (std::is_same_v<M, float>) r = fmodf(a, b);
-    else if constexpr (std::is_same_v<M, double>) r = fmod(a, b);
-    else r = static_cast<M>(a % b);
+    else r = fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<M>(r + b);
     return r;
   }
@@ -73,7 +74,10 @@ struct BinaryOp {
       switch (kind) {
         case BinaryKind::Add: r = static_cast<M>(x + alpha * y); break;
         case BinaryKind::Mul: r = static_cast<M>(x * y); break;
-        case BinaryKind::Div: r = static_cast<M>(x / y); break;
+        case BinaryKind::Div:
+          if constexpr (std::is_integral_v<M>) r = int_div_trunc(x, y);  // MIN / -1 wraps, no trap
+          else r = static_cast<M>(x / y);
+          break;
         case BinaryKind::Maximum: r = (is_nan(x) || is_nan(y)) ? static_cast<M>(x + y) : (x > y ? x : y); break;
         case BinaryKind::Minimum: r = (is_nan(x) || is_nan(y)) ? static_cast<M>(x + y) : (x < y ? x : y); break;
         case BinaryKind::ThresholdBackward: r = y > alpha ? x : M(0); break;

@@ -22,6 +22,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "core/op_decls.h"
+#include "core/scalar_convert.h"
 #include "core/tensor_util.h"
 #include "ember/parallel.h"
 #include "kernels/cuda/cuda_allocator.h"
@@ -203,6 +204,7 @@ Tensor copy_cuda(const Tensor& self, const Tensor& src, bool non_blocking) {
 
 Tensor fill_cuda(const Tensor& self, const Scalar& value) {
   DeviceGuard guard(self.device().index);
+  check_scalar_fits(value, self.dtype(), "fill_");  // Note [Scalar to dtype conversion]
   const uint64_t bits = scalar_bits(value, self.dtype());
   if (self.numel() > 0) {
     if (bits == 0 && self.is_contiguous()) {

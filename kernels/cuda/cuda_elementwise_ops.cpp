@@ -8,6 +8,7 @@
 #include "core/op_decls.h"
 #include "core/op_decls_activation.h"
 #include "core/result_type.h"
+#include "core/scalar_convert.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_ops.h"
 #include "kernels/cuda/cuda_utils.h"
@@ -214,6 +215,7 @@ Tensor masked_fill_impl(const char* name, const Tensor& out, const Tensor& self,
                 ": the mask of shape ", mask.sizes(), " must broadcast to the tensor's shape ", self.sizes());
   }
   DeviceGuard guard(cuda_device_index({&self, &mask}, name));
+  check_scalar_fits(value, self.dtype(), name);  // Note [Scalar to dtype conversion]
   Tensor v = wrap_scalar(value);
   if (v.dtype() != self.dtype()) v = v.to(self.dtype());
   return select_by_mask(name, out, mask, v, self, self.dtype());

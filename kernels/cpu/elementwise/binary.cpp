@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/int_division.h"
 #include "core/op_decls.h"
+#include "core/scalar_convert.h"
 #include "kernels/cpu/elementwise/loops.h"
 
 namespace ember {
@@ -56,14 +58,16 @@ Tensor logical(const char* name, const Tensor& a, const Tensor& b, F f) {
   return it.output();
 }
 
+// Python's %: the result has the divisor's sign. Integers go through
+// core/int_division.h, so MIN % -1 is 0, not a trap (Note [Integer division overflow]).
 template <class T>
 T floor_mod(T a, T b) {
-  if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, bool>) {
     return static_cast<T>(a % b);
+  } else if constexpr (std::is_integral_v<T>) {
+    return int_mod_floor(a, b);
   } else {
-    T r;
-    if constexpr (std::is_floating_point_v<T>) r = std::fmod(a, b);
-    else r = a % b;
+    T r = std::fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   }
@@ -80,6 +84,8 @@ Tensor add_impl(const Tensor& out, const Tensor& a, const Tensor& b, const Scala
   EMBER_CHECK(!(subtract && a.dtype() == DType::Bool && b.dtype() == DType::Bool), name,
               ": subtracting two bool tensors is not supported; use logical_xor");
   return binary_arith(name, out, a, b, [&]<class T>() {
+    // An integer alpha must fit the dtype, as in PyTorch (Note [Scalar to dtype conversion]).
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) check_scalar_fits(alpha, dtype_v<T>, name);
     T s = alpha.to<T>();
     if (subtract) {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) s = static_cast<T>(-alpha.to<int64_t>());
@@ -134,9 +140,7 @@ Tensor div_mode_cpu(const Tensor& a, const Tensor& b, std::string_view mode) {
       if constexpr (std::is_same_v<T, bool>) {
         return x;  // y is true: x / 1
       } else if constexpr (std::is_integral_v<T>) {
-        T q = x / y;
-        if (floor_mode && (x % y != 0) && ((x < 0) != (y < 0))) --q;
-        return q;
+        return floor_mode ? int_div_floor(x, y) : int_div_trunc(x, y);  // MIN / -1 wraps, no trap
       } else if (!floor_mode) {
         return std::trunc(x / y);
       } else {

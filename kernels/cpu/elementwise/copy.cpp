@@ -4,6 +4,7 @@
 
 #include "core/float_to_int.h"
 #include "core/op_decls.h"
+#include "core/scalar_convert.h"
 #include "kernels/cpu/elementwise/loops.h"
 
 namespace ember {
@@ -151,9 +152,7 @@ Tensor copy_cpu(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
 
 Tensor fill_cpu(const Tensor& self, const Scalar& value) {
   dispatch_dtype(self.dtype(), "fill_", [&]<class T>() {
-    T v;
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) v = T(value.to<float>());
-    else v = value.to<T>();
+    const T v = scalar_to<T>(value, self.dtype(), "fill_");  // raises when it does not fit
     if (self.numel() == 0) return;
     TensorIterator::Config c;
     c.name("fill_").output(self);

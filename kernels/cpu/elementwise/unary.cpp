@@ -11,6 +11,7 @@
 
 #include "core/memory_overlap.h"
 #include "core/op_decls.h"
+#include "core/scalar_convert.h"
 #include "kernels/cpu/elementwise/loops.h"
 #include "kernels/cpu/vec/vec_math.h"
 
@@ -271,7 +272,9 @@ Tensor clamp_impl(const Tensor& out, const Tensor& self, const std::optional<Sca
   dispatch_dtype(it.common_dtype(), "clamp", [&]<class T>() {
     using M = opmath_t<T>;
     const bool has_lo = lo.has_value(), has_hi = hi.has_value();
-    const M l = has_lo ? lo->to<M>() : M(0), h = has_hi ? hi->to<M>() : M(0);
+    const DType t = it.common_dtype();
+    const M l = has_lo ? static_cast<M>(scalar_to<T>(*lo, t, "clamp")) : M(0);
+    const M h = has_hi ? static_cast<M>(scalar_to<T>(*hi, t, "clamp")) : M(0);
     cpu::cpu_kernel(it, [=](T v) -> T {
       M x = static_cast<M>(v);
       if constexpr (std::is_floating_point_v<M>) {
@@ -307,9 +310,7 @@ Tensor masked_fill__cpu(const Tensor& self, const Tensor& mask, const Scalar& va
   c.common_dtype = self.dtype();
   TensorIterator it = TensorIterator::build(std::move(c));
   dispatch_dtype(self.dtype(), "masked_fill", [&]<class T>() {
-    T v;
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) v = T(value.to<float>());
-    else v = value.to<T>();
+    const T v = scalar_to<T>(value, self.dtype(), "masked_fill");
     cpu::cpu_kernel(it, [v](T x, bool m) -> T { return m ? v : x; });
   });
   bump_version(self);

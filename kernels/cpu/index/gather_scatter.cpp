@@ -32,6 +32,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "core/op_decls_indexing.h"
+#include "core/scalar_convert.h"
 #include "kernels/cpu/index/indexing_util.h"
 
 namespace ember {
@@ -234,11 +235,10 @@ Tensor scatter_cpu(const Tensor& self, int64_t dim, const Tensor& index, const T
   return out;
 }
 
-// The Scalar converted to self's dtype, as its raw bits.
+// The Scalar converted to self's dtype (checked: Note [Scalar to dtype conversion]).
 template <class T>
-T scalar_as(const Scalar& v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(v.to<float>());
-  else return v.to<T>();
+T scalar_as(const Scalar& v, DType t) {
+  return scalar_to<T>(v, t, "scatter_value");
 }
 
 Tensor scatter_value_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
@@ -247,7 +247,7 @@ Tensor scatter_value_cpu(const Tensor& self, int64_t dim, const Tensor& index, c
   if (index.numel() == 0) return out;
   const IndexedLoop g = gather_loop("scatter_value", dim, out, index, nullptr);
   dispatch_dtype(self.dtype(), "scatter_value", [&]<class T>() {
-    const T v = scalar_as<T>(value);
+    const T v = scalar_as<T>(value, self.dtype());
     T* o = static_cast<T*>(out.data_ptr());
     run_by_outer(g, index.data_ptr<int64_t>(), [o, v](int64_t t, int64_t) { o[t] = v; });
   });

@@ -1,0 +1,181 @@
+// Bad inputs that used to crash or answer silently: integer MIN / -1 (a
+// SIGFPE), scalars that do not fit the tensor's dtype, malformed device
+// strings, and undefined tensors. Each raises an ember::Error or has a
+// defined result, as PyTorch does (checked against torch 1.13).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+#include "tests/test_util.h"
+
+namespace ember::testing {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ---- integer MIN / -1 (Note [Integer division overflow]) ----
+
+TEST(IntegerDivisionOverflow, MinByMinusOneWrapsInsteadOfTrapping) {
+  for (DType t : {kInt64, kInt32}) {
+    const int64_t min = t == kInt64 ? INT64_MIN : INT32_MIN;
+    // Several elements, so the contiguous (vectorisable) loop runs too.
+    const Tensor a = full({9}, min, t), b = full({9}, -1, t);
+    for (const char* mode : {"trunc", "floor"}) {
+      const Tensor q = div(a, b, mode);
+      EXPECT_EQ(q.dtype(), t);
+      EXPECT_EQ(values(q), std::vector<double>(9, static_cast<double>(min))) << t << " " << mode;
+    }
+    EXPECT_EQ(values(remainder(a, b)), std::vector<double>(9, 0.0)) << t;
+    EXPECT_EQ(values(a.remainder(-1)), std::vector<double>(9, 0.0)) << t;
+    EXPECT_EQ(values(a.div(full({}, -1, t), "floor")), std::vector<double>(9, static_cast<double>(min))) << t;
+  }
+}
+
+TEST(IntegerDivisionOverflow, OtherQuotientsKeepTheirRounding) {
+  const Tensor a = tensor(std::initializer_list<int64_t>{7, -7, 7, -7, INT64_MIN, INT64_MIN});
+  const Tensor b = tensor({2, 2, -2, -2, 1, 2});
+  EXPECT_EQ(values(div(a, b, "trunc")), (std::vector<double>{3, -3, -3, 3, -9223372036854775808.0, -4611686018427387904.0}));
+  EXPECT_EQ(values(div(a, b, "floor")), (std::vector<double>{3, -4, -4, 3, -9223372036854775808.0, -4611686018427387904.0}));
+  EXPECT_EQ(values(remainder(a, b)), (std::vector<double>{1, 1, -1, -1, 0, 0}));
+  EXPECT_EQ(values(remainder(tensor({-7, 7}), tensor({-1, -1}))), (std::vector<double>{0, 0}));
+  EXPECT_EMBER_ERROR(div(a, tensor({0}), "trunc"), "div", "division by zero");
+}
+
+// ---- scalars that do not fit (Note [Scalar to dtype conversion]) ----
+
+TEST(ScalarConversion, IntegerTargetsRejectValuesOutOfRange) {
+  EXPECT_EMBER_ERROR(zeros({2}, kInt64).fill_(1e30), "fill_", "1e+30", "int64", "overflow");
+  EXPECT_EMBER_ERROR(zeros({2}, kInt32).fill_(kNaN), "fill_", "nan", "int32");
+  EXPECT_EMBER_ERROR(zeros({2}, kInt64).fill_(kInf), "fill_", "int64");
+  EXPECT_EMBER_ERROR(full({2}, 300, kUInt8), "fill_", "300", "uint8");
+  EXPECT_EMBER_ERROR(full({2}, -256, kUInt8), "-256", "uint8");
+  EXPECT_EMBER_ERROR(full({2}, -1.0, kUInt8), "uint8");
+  EXPECT_EMBER_ERROR(zeros({2}, kInt32).fill_(int64_t{1} << 31), "2147483648", "int32");
+  EXPECT_EMBER_ERROR(zeros({2}, kInt32).fill_(2147483647.5), "int32");
+  EXPECT_EMBER_ERROR(zeros({2}, kInt64).fill_(9223372036854775808.0), "int64");
+  EXPECT_EMBER_ERROR(full_like(zeros({2}, kUInt8), 256), "uint8");
+}
+
+TEST(ScalarConversion, IntegerTargetsAcceptWhatPyTorchAccepts) {
+  EXPECT_EQ(values(full({2}, -1, kUInt8)), (std::vector<double>{255, 255}));  // wraps, as in PyTorch
+  EXPECT_EQ(values(full({2}, -255, kUInt8)), (std::vector<double>{1, 1}));
+  EXPECT_EQ(values(full({2}, 2.7, kInt32)), (std::vector<double>{2, 2}));
+  EXPECT_EQ(values(full({2}, -2.7, kInt32)), (std::vector<double>{-2, -2}));
+  EXPECT_EQ(full({1}, INT64_MAX, kInt64).item<int64_t>(), INT64_MAX);
+  EXPECT_EQ(full({1}, -9223372036854775808.0, kInt64).item<int64_t>(), INT64_MIN);
+  EXPECT_EQ(values(full({2}, true, kInt64)), (std::vector<double>{1, 1}));
+}
+
+TEST(ScalarConversion, FloatAndBoolTargetsFollowPyTorch) {
+  EXPECT_EMBER_ERROR(full({2}, 1e300, kFloat32), "1e+300", "float32", "overflow");
+  EXPECT_EMBER_ERROR(zeros({2}, kFloat16).fill_(70000), "float16");
+  EXPECT_EMBER_ERROR(zeros({2}, kBFloat16).fill_(1e300), "bfloat16");
+  EXPECT_EQ(values(full({1}, kInf, kFloat16)), (std::vector<double>{kInf}));  // inf and NaN convert
+  EXPECT_TRUE(std::isnan(values(full({1}, kNaN, kFloat32))[0]));
+  EXPECT_EQ(values(full({1}, 1e300, kFloat64)), (std::vector<double>{1e300}));
+  EXPECT_EQ(values(full({2}, 5, kBool)), (std::vector<double>{1, 1}));
+  EXPECT_EQ(values(full({1}, kNaN, kBool)), (std::vector<double>{1}));
+}
+
+TEST(ScalarConversion, OpsTakingAFillValueCheckIt) {
+  const Tensor x = tensor({2, 3}, kInt32), mask = tensor({true, false});
+  EXPECT_EMBER_ERROR(x.masked_fill(mask, int64_t{1} << 40), "masked_fill", "int32");
+  EXPECT_EMBER_ERROR(x.masked_fill(mask, 1e30), "masked_fill", "int32");
+  EXPECT_EQ(values(x.masked_fill(mask, 2.5)), (std::vector<double>{2, 3}));
+  EXPECT_EMBER_ERROR(x.clamp(int64_t{1} << 40, std::nullopt), "clamp", "int32");
+  EXPECT_EMBER_ERROR(scatter(zeros({2}, kUInt8), 0, tensor({0}), 300), "scatter_value", "uint8");
+  EXPECT_EMBER_ERROR(add(x, x, int64_t{1} << 40), "add", "int32");
+  EXPECT_EMBER_ERROR(sub(x, x, int64_t{1} << 40), "sub", "int32");
+  // A Scalar operand is not checked: integer arithmetic wraps, as in PyTorch (46, 47).
+  EXPECT_EQ(values(tensor({2, 3}, kUInt8) + 300), (std::vector<double>{46, 47}));
+}
+
+TEST(ScalarConversion, IntegerToNegativeIntegerPowerRaises) {
+  EXPECT_EMBER_ERROR(tensor({2, 3}).pow(-1), "pow", "negative integer powers");
+  EXPECT_EMBER_ERROR(pow(tensor({2, 3}, kUInt8), -1), "pow", "negative integer powers");
+  Tensor t = tensor({2, 3});
+  EXPECT_EMBER_ERROR(t.pow_(-2), "pow_", "negative integer powers");
+  EXPECT_EMBER_ERROR(tensor({true}).pow(-1), "pow");
+  // A tensor exponent, a float exponent and 0 are fine, as in PyTorch.
+  EXPECT_EQ(values(tensor({2, 3}).pow(tensor({-1, 1}))), (std::vector<double>{0, 3}));
+  EXPECT_EQ(values(tensor({2, 3}).pow(0)), (std::vector<double>{1, 1}));
+  EXPECT_NEAR(values(tensor({2, 4}).pow(-1.0))[1], 0.25, 1e-7);
+}
+
+// ---- device strings and indices ----
+
+TEST(DeviceParsing, AcceptsTheDocumentedForms) {
+  EXPECT_EQ(Device("cpu"), Device::cpu());
+  EXPECT_EQ(Device("cpu:0"), Device::cpu());
+  EXPECT_EQ(Device("cuda"), Device::cuda(0));
+  EXPECT_EQ(Device("cuda:3"), Device::cuda(3));
+  EXPECT_EQ(Device("cuda:127").str(), "cuda:127");
+}
+
+TEST(DeviceParsing, RejectsMalformedStringsNamingThem) {
+  for (const char* s : {"cuda:", "cuda:-1", "cuda:1x", "cuda:+1", "cuda: 1", "cuda:01", "gpu", "", "CUDA", "cpu:",
+                        "cpu:1", "cudax"}) {
+    const std::string quoted = std::string("'") + s + "'";
+    EXPECT_EMBER_ERROR(Device{std::string(s)}, "Device", quoted.c_str(), "expected 'cpu'");
+  }
+}
+
+TEST(DeviceParsing, RejectsIndicesOutOfRangeInsteadOfWrapping) {
+  EXPECT_EMBER_ERROR(Device{std::string("cuda:300")}, "'cuda:300'", "out of range");
+  EXPECT_EMBER_ERROR(Device{std::string("cuda:128")}, "'cuda:128'", "out of range");
+  EXPECT_EMBER_ERROR(Device{std::string("cuda:99999999999")}, "'cuda:99999999999'", "out of range");
+  EXPECT_EMBER_ERROR(Device::cuda(300), "[0, 127]", "300");
+  EXPECT_EMBER_ERROR(Device::cuda(-1), "[0, 127]", "-1");
+  EXPECT_EMBER_ERROR(Device(kCPU, 2), "cpu", "index 0");
+}
+
+// ---- undefined tensors (Note [Undefined tensors]) ----
+
+TEST(UndefinedTensor, AccessorsRaiseNamingTheMethod) {
+  const Tensor u;
+  EXPECT_FALSE(u.defined());
+  EXPECT_EMBER_ERROR(u.dim(), "dim: called on an undefined tensor", "x.grad() before backward");
+  EXPECT_EMBER_ERROR(u.sizes(), "sizes: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.size(0), "undefined tensor");
+  EXPECT_EMBER_ERROR(u.strides(), "strides: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.numel(), "numel: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.dtype(), "dtype: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.device(), "device: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.is_contiguous(), "is_contiguous: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.data_ptr(), "data_ptr", "undefined");
+}
+
+TEST(UndefinedTensor, OpsRaiseNamingTheArgument) {
+  const Tensor u, x = ones({2});
+  EXPECT_EMBER_ERROR(u + 1, "undefined tensor");
+  EXPECT_EMBER_ERROR(x + u, "add: argument 'other' is an undefined tensor");
+  EXPECT_EMBER_ERROR(u.sum(), "undefined tensor");
+  EXPECT_EMBER_ERROR(u.exp(), "undefined tensor");
+  EXPECT_EMBER_ERROR(mul(x, u), "mul: argument 'other' is an undefined tensor");
+}
+
+TEST(UndefinedTensor, AutogradMethodsRaise) {
+  const Tensor u;
+  EXPECT_EMBER_ERROR(u.grad(), "grad: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.backward(), "backward: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.detach(), "detach: called on an undefined tensor");
+  EXPECT_EMBER_ERROR(u.output_nr(), "output_nr: called on an undefined tensor");
+  EXPECT_FALSE(u.requires_grad());
+}
+
+TEST(UndefinedTensor, GradBeforeBackwardSaysSo) {
+  const Tensor w = ones({2}).requires_grad_();
+  const Tensor g = w.grad();
+  EXPECT_FALSE(g.defined());
+  EXPECT_EMBER_ERROR(g.sum(), "undefined tensor", "x.grad() before backward");
+}
+
+}  // namespace
+}  // namespace ember::testing
