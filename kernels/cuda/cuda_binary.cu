@@ -41,13 +41,15 @@ __device__ __forceinline__ T int_pow(T base, T exp) {
       return 0;
     }
   }
-  T result = 1;
+  // Products wrap (in an unsigned type, where overflow is defined) instead of overflowing, as on the CPU.
+  using U = std::conditional_t<sizeof(T) <= sizeof(unsigned), unsigned, unsigned long long>;
+  U result = 1, b = static_cast<U>(base);
   while (exp) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
+    if (exp & 1) result *= b;
+    b *= b;
     exp = static_cast<T>(exp >> 1);
   }
-  return result;
+  return static_cast<T>(result);
 }
 
 // Called, not inlined into every kernel: double pow is large (and rare on GPUs).

@@ -165,13 +165,15 @@ T int_pow(T base, T exp) {
     if (base == -1) return (exp % 2 == 0) ? 1 : -1;
     return 0;
   }
-  T result = 1;
+  // Products wrap (in an unsigned type, where overflow is defined) instead of overflowing.
+  using U = std::conditional_t<sizeof(T) <= sizeof(unsigned), unsigned, unsigned long long>;
+  U result = 1, b = static_cast<U>(base);
   while (exp) {
-    if (exp & 1) result *= base;
-    base *= base;
+    if (exp & 1) result *= b;
+    b *= b;
     exp >>= 1;
   }
-  return result;
+  return static_cast<T>(result);
 }
 
 Tensor pow_impl(const Tensor& out, const Tensor& a, const Tensor& b) {
