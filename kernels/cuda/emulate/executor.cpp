@@ -1,6 +1,7 @@
 #include "kernels/cuda/emulate/executor.h"
 
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <map>
@@ -78,6 +79,15 @@ class Executor {
     ready_.notify_all();
     ready_.wait(lock, done);
     --waiters_;
+  }
+
+  // Waits until every stream's queued work has run.
+  void drain() {
+    wait([this] {
+      for (const auto& s : streams_)
+        if (s->completed < s->submitted) return false;
+      return true;
+    });
   }
 
   bool check(const std::function<bool()>& done) {
@@ -193,7 +203,12 @@ class Executor {
 };
 
 Executor& executor() {
-  static auto* e = new Executor();  // leaked, with its detached thread: work may be queued until exit
+  static auto* e = [] {
+    auto* created = new Executor();  // leaked, with its detached thread
+    // As a process ends, queued work finishes first: no kernel is cut off halfway through a block.
+    std::atexit([] { executor().drain(); });
+    return created;
+  }();
   return *e;
 }
 
