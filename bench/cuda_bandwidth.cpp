@@ -10,28 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "cuda_timing.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
 
 namespace {
 
 using ember::Tensor;
-
-// Median milliseconds of `f` over 15 timed runs after 3 warm-up runs.
-double median_ms(const std::function<void()>& f) {
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<double> ms;
-  for (int i = 0; i < 15; ++i) {
-    ember::cuda::Event start(true), end(true);
-    start.record();
-    f();
-    end.record();
-    end.synchronize();
-    ms.push_back(start.elapsed_time(end));
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
+using ember_bench::median_device_ms;
 
 struct Row {
   std::string name;
@@ -54,7 +40,7 @@ int main(int argc, char** argv) {
   Tensor rows = a.view({n / 1024, 1024});
   const double f4 = 4.0 * static_cast<double>(n);
 
-  const double copy_ms = median_ms([&] { out.copy_(a); });
+  const double copy_ms = median_device_ms([&] { out.copy_(a); });
   const double copy_gbs = 2 * f4 / copy_ms / 1e6;
   const std::vector<Row> table = {
       {"add (a + b)", 3 * f4, [&] { (void)(a + b); }},
@@ -69,7 +55,7 @@ int main(int argc, char** argv) {
               static_cast<long long>(mib));
   std::printf("%-32s %10s %12s\n", "op", "GB/s", "vs copy");
   for (const Row& r : table) {
-    const double ms = median_ms(r.run);
+    const double ms = median_device_ms(r.run);
     const double gbs = r.bytes / ms / 1e6;
     std::printf("%-32s %10.1f %11.2fx\n", r.name.c_str(), gbs, gbs / copy_gbs);
   }

@@ -7,11 +7,9 @@
 #include <limits>
 #include <vector>
 
+#include "cuda_test_util.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
-
-#define REQUIRE_CUDA() \
-  if (!::ember::cuda_is_available()) GTEST_SKIP() << "no CUDA device"
 
 namespace ember {
 namespace {

@@ -15,6 +15,7 @@
 #include "core/op_decls.h"
 #include "core/op_decls_activation.h"
 #include "core/tensor_util.h"
+#include "cuda_test_util.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
 #include "test_util.h"
@@ -22,79 +23,12 @@
 #include "kernels/cuda/cuda_allocator.h"
 #endif
 
-#define REQUIRE_CUDA() \
-  if (!::ember::cuda_is_available()) GTEST_SKIP() << "no CUDA device"
-
 namespace ember {
 namespace {
 
+using namespace cuda_testing;
 using testing::all_close;
 using testing::values;
-
-const std::vector<DType> kEveryDType = {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kUInt8, kBool};
-const Device kCuda = Device::cuda();
-
-std::string str(DType t) { return std::string(dtype_name(t)); }
-
-// Random CPU values suited to the dtype: floats in [low, high), integers in
-// [-20, 20) ([0, 20) for uint8), bools half true.
-Tensor random_cpu(IntArrayRef sizes, DType dtype, double low = -4.0, double high = 4.0) {
-  if (dtype == kBool) return randint(0, 2, sizes).to(kBool);
-  if (is_integral(dtype)) return randint(dtype == kUInt8 ? 0 : -20, 20, sizes).to(dtype);
-  return (rand(sizes, kFloat64) * (high - low) + low).to(dtype);
-}
-
-// Tolerances for CUDA vs CPU: both round once from float (or double), but
-// transcendental functions may differ in their last bits.
-struct Tol {
-  double rtol, atol;
-};
-Tol tolerance(DType t) {
-  switch (t) {
-    case DType::Float32: return {2e-5, 2e-6};
-    case DType::Float64: return {1e-12, 1e-13};
-    case DType::Float16: return {4e-3, 1e-3};
-    case DType::BFloat16: return {2e-2, 1e-2};
-    default: return {0, 0};
-  }
-}
-
-::testing::AssertionResult matches(const Tensor& cuda_result, const Tensor& cpu_result) {
-  if (!cuda_result.is_cuda()) return ::testing::AssertionFailure() << "result is on " << cuda_result.device();
-  if (cuda_result.dtype() != cpu_result.dtype())
-    return ::testing::AssertionFailure() << "dtype " << cuda_result.dtype() << " vs CPU " << cpu_result.dtype();
-  const Tol tol = tolerance(cpu_result.dtype());
-  return all_close(cuda_result, cpu_result, tol.rtol, tol.atol);
-}
-
-bool bitwise_equal(const Tensor& a, const Tensor& b) {
-  const Tensor x = a.cpu().contiguous(), y = b.cpu().contiguous();
-  return x.dtype() == y.dtype() && x.sizes() == y.sizes() && std::memcmp(x.data_ptr(), y.data_ptr(), x.nbytes()) == 0;
-}
-
-// Runs `f` on the CPU inputs and on their CUDA copies (0-d CPU tensors stay
-// on the CPU: they are scalars); both must fail, or both succeed and match.
-void check_op(const std::string& what, const std::function<Tensor(const std::vector<Tensor>&)>& f,
-              const std::vector<Tensor>& cpu_inputs) {
-  SCOPED_TRACE(what);
-  std::vector<Tensor> cuda_inputs;
-  for (const Tensor& t : cpu_inputs) cuda_inputs.push_back(t.dim() == 0 && t.impl()->is_wrapped_number() ? t : t.cuda());
-  Tensor expected;
-  try {
-    expected = f(cpu_inputs);
-  } catch (const Error& e) {
-    EXPECT_THROW(f(cuda_inputs), Error) << "the CPU kernel refused (" << e.what() << ") but CUDA did not";
-    return;
-  }
-  Tensor actual;
-  try {
-    actual = f(cuda_inputs);
-  } catch (const Error& e) {
-    ADD_FAILURE() << "CUDA failed: " << e.what();
-    return;
-  }
-  EXPECT_TRUE(matches(actual, expected));
-}
 
 // Input pairs of every layout the launcher distinguishes.
 struct Pair {
@@ -491,139 +425,6 @@ TEST(CudaFill, FillsEveryDTypeAndLayout) {
   EXPECT_TRUE(bitwise_equal(c, x));
 }
 
-TEST(CudaAllocator, CachesBlocksAndReportsStats) {
-  REQUIRE_CUDA();
-  cuda_synchronize();
-  empty_cache(kCuda);
-  reset_peak_memory_stats(kCuda);
-  const MemoryStats s0 = memory_stats(kCuda);
-  EXPECT_GE(s0.reserved_bytes, s0.allocated_bytes);
-  {
-    Tensor a = empty({1000}, kCuda);  // 4000 bytes: a 4096-byte block
-    const MemoryStats s1 = memory_stats(kCuda);
-    EXPECT_EQ(s1.allocated_bytes - s0.allocated_bytes, 4096);
-    EXPECT_EQ(s1.num_allocations, s0.num_allocations + 1);
-  }
-  const MemoryStats s2 = memory_stats(kCuda);
-  EXPECT_EQ(s2.allocated_bytes, s0.allocated_bytes);
-  EXPECT_GT(s2.reserved_bytes, s2.allocated_bytes);  // the segment stays cached
-  {
-    Tensor b = empty({990}, kCuda);  // served from the cache
-    const MemoryStats s3 = memory_stats(kCuda);
-    EXPECT_EQ(s3.cache_hits, s2.cache_hits + 1);
-    EXPECT_EQ(s3.cache_misses, s2.cache_misses);
-    EXPECT_GE(s3.peak_allocated_bytes, s3.allocated_bytes);
-  }
-  empty_cache(kCuda);
-  const MemoryStats s4 = memory_stats(kCuda);
-  EXPECT_LE(s4.reserved_bytes, s0.reserved_bytes);
-  if (s4.allocated_bytes == 0) {
-    EXPECT_EQ(s4.reserved_bytes, 0);
-  }
-  const Tensor none = empty({0, 3}, kCuda);
-  EXPECT_EQ(none.numel(), 0);
-  EXPECT_EQ(none.device(), kCuda);
-}
-
-TEST(CudaAllocator, An800ByteTensorIsAllocatedAndFreedRepeatedly) {
-  REQUIRE_CUDA();
-  const int64_t before = memory_stats(kCuda).allocated_bytes;
-  for (int i = 0; i < 100; ++i) {
-    Tensor t = full({200}, 1.5f, TensorOptions(kFloat32).device(kCuda));  // 800 bytes
-    EXPECT_EQ(memory_stats(kCuda).allocated_bytes - before, 1024);
-    if (i == 99) {
-      EXPECT_EQ(t.sum().item<float>(), 300.f);
-    }
-  }
-  EXPECT_EQ(memory_stats(kCuda).allocated_bytes, before);
-  empty_cache(kCuda);
-}
-
-TEST(CudaAllocator, ReservedMemoryDoesNotGrowOverVaryingSizes) {
-  REQUIRE_CUDA();
-  cuda_synchronize();
-  empty_cache(kCuda);
-  const int64_t base = memory_stats(kCuda).reserved_bytes;
-  int64_t reserved_after_first = 0;
-  for (int round = 0; round < 5; ++round) {
-    for (int64_t mib = 2; mib <= 9; ++mib) {
-      Tensor a = empty({mib << 18}, kCuda);         // mib MiB of float32
-      Tensor b = empty({(11 - mib) << 17}, kCuda);  // (11 - mib) / 2 MiB
-    }
-    for (int64_t n = 1; n < 300000; n = n * 3 + 7) Tensor small = empty({n}, kCuda);
-    if (round == 0) reserved_after_first = memory_stats(kCuda).reserved_bytes;
-  }
-  EXPECT_EQ(memory_stats(kCuda).reserved_bytes, reserved_after_first);
-  // Every large block is carved from one 20 MiB segment, the small ones from a 2 MiB one.
-  EXPECT_LE(reserved_after_first - base, int64_t{24} << 20);
-  empty_cache(kCuda);
-}
-
-TEST(CudaAllocator, TensorsOnTheSecondDeviceAreAllocatedAndCountedThere) {
-  REQUIRE_CUDA();
-  if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device";
-  const Device cuda1 = Device::cuda(1);
-  cuda_set_device(0);
-  cuda_synchronize();
-  empty_cache(cuda1);
-  reset_peak_memory_stats(cuda1);
-  const MemoryStats d0 = memory_stats(kCuda), d1 = memory_stats(cuda1);
-  {
-    const Tensor cpu = random_cpu({1000}, kFloat32);
-    const Tensor x = cpu.to(cuda1);  // while cuda:0 is current
-    EXPECT_EQ(cuda_current_device(), 0);
-    EXPECT_EQ(x.device(), cuda1);
-    EXPECT_TRUE(bitwise_equal(x, cpu));
-    EXPECT_EQ(memory_stats(cuda1).allocated_bytes - d1.allocated_bytes, 4096);
-    EXPECT_EQ(memory_stats(kCuda).allocated_bytes, d0.allocated_bytes);
-    EXPECT_EQ(memory_stats(cuda1).peak_allocated_bytes, d1.allocated_bytes + 4096);
-  }
-  EXPECT_EQ(memory_stats(cuda1).allocated_bytes, d1.allocated_bytes);
-  reset_peak_memory_stats(cuda1);
-  EXPECT_EQ(memory_stats(cuda1).peak_allocated_bytes, memory_stats(cuda1).allocated_bytes);
-  EXPECT_GE(memory_stats(cuda1).reserved_bytes, d1.reserved_bytes);
-  empty_cache(cuda1);
-  EXPECT_EQ(memory_stats(cuda1).reserved_bytes, d1.reserved_bytes);
-  EXPECT_EQ(memory_stats(kCuda).reserved_bytes, d0.reserved_bytes);  // cuda:0's cache untouched
-}
-
-#ifdef EMBER_WITH_CUDA
-TEST(CudaAllocator, ABlockUsedOnAnotherStreamComesBackAfterThatStreamsWork) {
-  REQUIRE_CUDA();
-  cuda_synchronize();
-  empty_cache(kCuda);
-  const MemoryStats s0 = memory_stats(kCuda);
-  const cuda::Stream side = cuda::Stream::create(0);
-  {
-    const Tensor x = ones({1000}, kCuda);
-    cuda::record_stream_use(x.impl()->storage()->data(), 0, side.handle());
-  }
-  // Freed, but it counts as allocated until an event recorded on `side` is seen complete.
-  EXPECT_EQ(memory_stats(kCuda).allocated_bytes, s0.allocated_bytes + 4096);
-  side.synchronize();
-  empty_cache(kCuda);
-  const MemoryStats s1 = memory_stats(kCuda);
-  EXPECT_EQ(s1.allocated_bytes, s0.allocated_bytes);
-  EXPECT_EQ(s1.reserved_bytes, s0.reserved_bytes);
-  EXPECT_EMBER_ERROR(cuda::record_stream_use(reinterpret_cast<void*>(512), 0, side.handle()), "record_stream",
-                     "not the start of a live block", "cuda:0");
-}
-#endif
-
-TEST(CudaAllocator, ADeviceIndexWithNoDeviceIsAnError) {
-  REQUIRE_CUDA();
-  const Device missing = Device::cuda(cuda_device_count());
-  EXPECT_EMBER_ERROR(empty({4}, missing), "does not exist");
-  EXPECT_EMBER_ERROR(memory_stats(missing), "memory_stats", "does not exist");
-  EXPECT_EMBER_ERROR(empty_cache(missing), "empty_cache", "does not exist");
-}
-
-TEST(CudaAllocator, OutOfMemoryIsAClearError) {
-  REQUIRE_CUDA();
-  EXPECT_EMBER_ERROR(empty({int64_t{1} << 48}, kCuda), "CUDA out of memory", "cuda:0");
-  const Tensor ok = ones({10}, kCuda);  // the device is still usable
-  EXPECT_EQ(ok.sum().item<float>(), 10.f);
-}
 
 // ---- sum ----
 

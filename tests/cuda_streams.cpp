@@ -2,12 +2,10 @@
 // emulator; every test skips without a device.
 #include <gtest/gtest.h>
 
+#include "cuda_test_util.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
 #include "test_util.h"
-
-#define REQUIRE_CUDA() \
-  if (!::ember::cuda_is_available()) GTEST_SKIP() << "no CUDA device"
 
 namespace ember {
 namespace {

@@ -38,10 +38,11 @@ log "cores: $jobs, CUDA architecture: $arch"
 
 step "configure" cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$arch" -DEMBER_BUILD_BENCH=ON
-step "build" cmake --build "$build" -j "$jobs" --target ember ember_cuda_tests cuda_bandwidth
+step "build" cmake --build "$build" -j "$jobs" --target ember ember_cuda_tests cuda_bandwidth cuda_gemm
 step "cuda tests" ctest --test-dir "$build" --output-on-failure -j 4 -L cuda
 step "cuda tests, EMBER_CUDA_LAUNCH_BLOCKING=1" env EMBER_CUDA_LAUNCH_BLOCKING=1 "$build/tests/ember_cuda_tests"
 step "bandwidth vs device-to-device copy" "$build/bench/cuda_bandwidth" 256
+step "GEMM: ember (cuBLASLt wrapper) vs cuBLAS" "$build/bench/cuda_gemm" 4096
 
 section "summary"
 log "results: $results"

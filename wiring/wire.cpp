@@ -52,6 +52,7 @@ void register_cuda_backend() {
   cuda::register_cuda_copy_kernels();
   cuda::register_cuda_elementwise_kernels();
   cuda::register_cuda_reduce_kernels();
+  cuda::register_cuda_matmul_kernels();
   cuda::register_cuda_random_kernels();
 }
 #endif

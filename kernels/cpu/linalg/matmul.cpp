@@ -23,7 +23,6 @@
 // fixed order), instead of the GEMM.
 #include <algorithm>
 #include <memory>
-#include <ostream>
 #include <type_traits>
 #include <vector>
 
@@ -33,38 +32,10 @@
 #include "ember/parallel.h"
 #include "kernels/cpu/linalg/gemm.h"
 #include "kernels/cpu/linalg/gemm_bf16.h"
+#include "kernels/matmul_checks.h"
 
 namespace ember {
 namespace {
-
-// ---- input checks ----
-
-// Prints a shape as PyTorch's mm errors do: [2, 3] as 2x3.
-struct TimesShape {
-  IntArrayRef sizes;
-};
-std::ostream& operator<<(std::ostream& os, TimesShape s) {
-  for (size_t i = 0; i < s.sizes.size(); ++i) os << (i ? "x" : "") << s.sizes[i];
-  return os;
-}
-
-// Two operands of a product: both on the CPU, one dtype, not bool.
-void check_operand_pair(const char* op, const char* name_a, const Tensor& a, const char* name_b, const Tensor& b) {
-  EMBER_CHECK(a.device().is_cpu() && b.device().is_cpu(), op, ": the CPU kernel got ", name_a, " on ", a.device(),
-              " and ", name_b, " on ", b.device());
-  EMBER_CHECK(a.dtype() == b.dtype(), op, ": expected ", name_a, " and ", name_b,
-              " to have the same dtype, but got: ", a.dtype(), " != ", b.dtype(), " (shapes ", a.sizes(), " and ",
-              b.sizes(), ")");
-  EMBER_CHECK(a.dtype() != DType::Bool, op, ": bool tensors are not supported (", name_a, " ", a.sizes(), ", ",
-              name_b, " ", b.sizes(), "); convert them to an integer or floating dtype");
-}
-
-void check_mm_shapes(const char* op, const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dim() == 2 && b.dim() == 2, op, ": expected 2-D matrices, got shapes ", a.sizes(), " and ",
-              b.sizes());
-  EMBER_CHECK(a.size(1) == b.size(0), op, ": mat1 and mat2 shapes cannot be multiplied (", TimesShape{a.sizes()},
-              " and ", TimesShape{b.sizes()}, ")");
-}
 
 // ---- strided batches of matrices ----
 
@@ -222,7 +193,7 @@ void matmul_into(int64_t batch, int64_t m, int64_t n, int64_t k, const Scalar& a
 // mm: (n, k) (k, m) -> (n, m)
 Tensor mm_cpu(const Tensor& a, const Tensor& b) {
   check_mm_shapes("mm", a, b);
-  check_operand_pair("mm", "m1", a, "m2", b);
+  check_product_operands("mm", "m1", a, "m2", b);
   Tensor out = make_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
   dispatch_dtype(a.dtype(), "mm", [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
@@ -236,19 +207,10 @@ Tensor mm_cpu(const Tensor& a, const Tensor& b) {
 // addmm: beta * self + alpha * (n, k) (k, m) -> (n, m); self broadcasts to (n, m).
 Tensor addmm_cpu(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
   check_mm_shapes("addmm", m1, m2);
-  check_operand_pair("addmm", "mat1", m1, "mat2", m2);
-  check_operand_pair("addmm", "self", self, "mat1", m1);
+  check_product_operands("addmm", "mat1", m1, "mat2", m2);
+  check_product_operands("addmm", "self", self, "mat1", m1);
   const int64_t n = m1.size(0), m = m2.size(1);
-  // self's strides as a view of shape (n, m): 0 along broadcast dims.
-  EMBER_CHECK(self.dim() <= 2, "addmm: self of shape ", self.sizes(), " cannot be broadcast to the result shape [",
-              n, ", ", m, "] (mat1 ", m1.sizes(), ", mat2 ", m2.sizes(), ")");
-  int64_t s_rs = 0, s_cs = 0;
-  const int64_t s_rows = self.dim() == 2 ? self.size(0) : 1, s_cols = self.dim() >= 1 ? self.size(-1) : 1;
-  EMBER_CHECK((s_rows == n || s_rows == 1) && (s_cols == m || s_cols == 1), "addmm: self of shape ", self.sizes(),
-              " cannot be broadcast to the result shape [", n, ", ", m, "] (mat1 ", m1.sizes(), ", mat2 ",
-              m2.sizes(), ")");
-  if (self.dim() == 2 && s_rows != 1) s_rs = self.stride(0);
-  if (self.dim() >= 1 && s_cols != 1) s_cs = self.stride(-1);
+  const BroadcastMatrix s_view = addmm_self_as_result(self, m1, m2);
   Tensor out = make_empty({n, m}, m1.dtype(), m1.device());
   const bool use_self = beta.to<double>() != 0;
   dispatch_dtype(m1.dtype(), "addmm", [&]<class T>() {
@@ -261,7 +223,7 @@ Tensor addmm_cpu(const Tensor& self, const Tensor& m1, const Tensor& m2, const S
       if (use_self) {  // beta == 0 ignores self, NaN included
         const T* s = self.data_ptr<T>();
         for (int64_t i = 0; i < n; ++i) {
-          for (int64_t j = 0; j < m; ++j) c[i * m + j] = s[i * s_rs + j * s_cs];
+          for (int64_t j = 0; j < m; ++j) c[i * m + j] = s[i * s_view.row_stride + j * s_view.col_stride];
         }
       }
       matmul_into<T>(1, n, m, m1.size(1), alpha, m1.data_ptr<T>(), layout_of(m1), m2.data_ptr<T>(),
@@ -273,13 +235,8 @@ Tensor addmm_cpu(const Tensor& self, const Tensor& m1, const Tensor& m2, const S
 
 // bmm: (B, n, k) (B, k, m) -> (B, n, m)
 Tensor bmm_cpu(const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "bmm: expected 3-D tensors, got shapes ", a.sizes(), " and ",
-              b.sizes());
-  EMBER_CHECK(a.size(0) == b.size(0), "bmm: batch sizes differ (", a.size(0), " vs ", b.size(0), ") for shapes ",
-              a.sizes(), " and ", b.sizes());
-  EMBER_CHECK(a.size(2) == b.size(1), "bmm: batch1 and batch2 shapes cannot be multiplied (",
-              TimesShape{a.sizes()}, " and ", TimesShape{b.sizes()}, ")");
-  check_operand_pair("bmm", "batch1", a, "batch2", b);
+  check_bmm_shapes(a, b);
+  check_product_operands("bmm", "batch1", a, "batch2", b);
   Tensor out = make_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
   dispatch_dtype(a.dtype(), "bmm", [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
@@ -323,11 +280,8 @@ constexpr int64_t kDotChunk = 1 << 15;
 
 // dot: (n) (n) -> ()
 Tensor dot_cpu(const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "dot: expected two 1-D tensors, got shapes ", a.sizes(), " and ",
-              b.sizes());
-  EMBER_CHECK(a.size(0) == b.size(0), "dot: tensors have different lengths (", a.size(0), " and ", b.size(0),
-              "), shapes ", a.sizes(), " and ", b.sizes());
-  check_operand_pair("dot", "self", a, "other", b);
+  check_dot_shapes(a, b);
+  check_product_operands("dot", "self", a, "other", b);
   Tensor out = make_empty(IntArrayRef(), a.dtype(), a.device());
   dispatch_dtype(a.dtype(), "dot", [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
@@ -356,11 +310,8 @@ constexpr int64_t kMvRowBlock = 512;
 
 // mv: (n, k) (k) -> (n)
 Tensor mv_cpu(const Tensor& mat, const Tensor& vec) {
-  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "mv: expected a 2-D matrix and a 1-D vector, got shapes ",
-              mat.sizes(), " and ", vec.sizes());
-  EMBER_CHECK(mat.size(1) == vec.size(0), "mv: matrix and vector shapes cannot be multiplied (",
-              TimesShape{mat.sizes()}, " and ", vec.size(0), ")");
-  check_operand_pair("mv", "self", mat, "vec", vec);
+  check_mv_shapes(mat, vec);
+  check_product_operands("mv", "self", mat, "vec", vec);
   const int64_t n = mat.size(0), k = mat.size(1);
   Tensor out = make_empty({n}, mat.dtype(), mat.device());
   dispatch_dtype(mat.dtype(), "mv", [&]<class T>() {
