@@ -80,38 +80,60 @@ bool checked_numel(const std::vector<int64_t>& shape, int64_t* numel) {
   return true;
 }
 
-// Rejects duplicate keys in any object (nlohmann would keep the last one
-// silently) and nesting deeper than the format has (object > entry > shape).
-class HeaderParseGuard {
+// Builds the header's JSON tree through nlohmann's SAX interface, rejecting
+// duplicate keys in any object (nlohmann would keep the last one silently)
+// and nesting deeper than the format has (object > entry > shape). Linear in
+// the header size: nlohmann's callback parser, the other way to see keys,
+// rescans the parent object at every object end, quadratic in the number of
+// tensors (100,000 entries took minutes).
+class HeaderSax {
  public:
-  explicit HeaderParseGuard(std::string_view what) : what_(what) {}
-  bool operator()(int depth, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        EMBER_CHECK(depth < 3, "load_safetensors(", what_,
-                    "): header JSON is nested too deeply (a safetensors header is an object of "
-                    "objects holding arrays of integers)");
-        if (event == json::parse_event_t::object_start) keys_.emplace_back();
-        break;
-      case json::parse_event_t::object_end:
-        keys_.pop_back();
-        break;
-      case json::parse_event_t::key: {
-        const auto& key = parsed.get_ref<const std::string&>();
-        EMBER_CHECK(keys_.back().insert(key).second, "load_safetensors(", what_,
-                    "): duplicate key ", quote_name(key), " in header",
-                    depth == 1 ? " (tensor names must be unique)" : "");
-        break;
-      }
-      default:
-        break;
-    }
-    return true;
+  HeaderSax(json& result, std::string_view what) : dom_(result), what_(what) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) {
+    enter();
+    keys_.emplace_back();
+    return dom_.start_object(n);
+  }
+  bool key(json::string_t& k) {
+    EMBER_CHECK(keys_.back().insert(k).second, "load_safetensors(", what_, "): duplicate key ", quote_name(k),
+                " in header", keys_.size() == 1 ? " (tensor names must be unique)" : "");
+    return dom_.key(k);
+  }
+  bool end_object() {
+    keys_.pop_back();
+    --depth_;
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    enter();
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    --depth_;
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) {
+    return dom_.parse_error(position, token, e);  // throws json::parse_error
   }
 
  private:
+  void enter() {
+    EMBER_CHECK(++depth_ <= 3, "load_safetensors(", what_,
+                "): header JSON is nested too deeply (a safetensors header is an object of "
+                "objects holding arrays of integers)");
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
   std::string_view what_;
+  int depth_ = 0;
   std::vector<std::set<std::string>> keys_;
 };
 
@@ -274,7 +296,8 @@ SafetensorsHeader parse_safetensors(const uint8_t* bytes, size_t size, std::stri
               static_cast<const char*>(nul) - hbegin);
   json header;
   try {
-    header = json::parse(hbegin, hbegin + n, HeaderParseGuard(what));
+    HeaderSax sax(header, what);
+    json::sax_parse(hbegin, hbegin + n, &sax);
   } catch (const json::exception& e) {
     EMBER_FAIL("load_safetensors(", what, "): header is not valid JSON: ", e.what());
   }
@@ -401,9 +424,12 @@ std::vector<uint8_t> read_file_bytes(const std::string& path) {
   struct stat st {};
   EMBER_CHECK(::fstat(fd, &st) == 0, "read_file(", path, "): cannot stat: ", errno_str(errno));
   EMBER_CHECK(!S_ISDIR(st.st_mode), "read_file(", path, "): is a directory, not a file");
+  // A device, FIFO or socket has no size to bound the read (/dev/zero never ends).
+  EMBER_CHECK(S_ISREG(st.st_mode), "read_file(", path,
+              "): not a regular file (a device, pipe or socket); ember reads only regular files");
 
   std::vector<uint8_t> out;
-  if (S_ISREG(st.st_mode) && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
   constexpr size_t kChunk = size_t{1} << 20;
   for (;;) {
     size_t old = out.size();

@@ -11,10 +11,12 @@
 #include <cstring>
 #include <initializer_list>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ember/error.h"
+#include "test_util.h"
 
 namespace ember::serialize {
 namespace {
@@ -230,6 +232,26 @@ TEST(SafetensorsFormat, RoundTripsAFileWithNoTensors) {
   EXPECT_TRUE(h.tensors.empty());
   EXPECT_TRUE(h.metadata.empty());
   EXPECT_EQ(h.data_start, 16u);
+}
+
+// The header parse is linear in the number of tensors: 100,000 entries
+// parse in well under a second (a quadratic parse took minutes, so this test
+// would time out rather than pass).
+TEST(SafetensorsFormat, ParsesAHeaderOf100000Tensors) {
+  constexpr int kCount = 100000;
+  std::string header = "{";
+  for (int i = 0; i < kCount; ++i) {
+    header += (i ? "," : "") + entry("t" + std::to_string(i), "U8", "[1]",
+                                     "[" + std::to_string(i) + "," + std::to_string(i + 1) + "]");
+  }
+  header += "}";
+  const auto h = parse_safetensors(make_file(header, std::vector<uint8_t>(kCount, 7)).data(),
+                                   8 + header.size() + kCount, kWhat);
+  ASSERT_EQ(h.tensors.size(), static_cast<size_t>(kCount));
+  std::set<std::string> names;
+  for (const auto& r : h.tensors) names.insert(r.name);
+  EXPECT_EQ(names.size(), static_cast<size_t>(kCount));
+  EXPECT_TRUE(names.count("t99999"));
 }
 
 TEST(SafetensorsFormat, AcceptsUnpaddedHeaderAndTrailingWhitespace) {
@@ -590,6 +612,7 @@ TEST_F(SafetensorsFiles, MissingFileOrDirectoryIsAClearError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
   }
+  EXPECT_EMBER_ERROR(read_file_bytes("/dev/zero"), "/dev/zero", "not a regular file");  // would never end
   uint8_t b = 1;
   try {
     write_file_atomic(dir_ + "/no/such/dir/x.bin", &b, 1);

@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ember/version.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -110,7 +113,69 @@ TEST_F(TrainConfigTest, BadValuesAreRejected) {
   EXPECT_OUTPUT_HAS(dry_run("model:\n  name: resnet\n"), "'model.name' is 'resnet'; expected one of: mlp, cnn");
   EXPECT_OUTPUT_HAS(dry_run("optimizer:\n  name: adam\n"), "'model.name' is required");
   const CommandResult missing = run(tool_.string() + " train --dry-run --config " + (dir_ / "absent.yaml").string());
-  EXPECT_OUTPUT_HAS(missing, "cannot open the file");
+  EXPECT_OUTPUT_HAS(missing, "cannot open");
+}
+
+TEST_F(TrainConfigTest, CountsAndRatesOutOfRangeAreRejected) {
+  const std::string cnn = "model:\n  name: cnn\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--set threads=100000", "'threads' must be in [1, 1024]"},
+      {"--set threads=4294967298", "'threads' must be in [1, 1024]"},
+      {"--set threads=0", "'threads' must be in [1, 1024]"},
+      {"--set data.num_workers=100000", "'data.num_workers' must be in [0, 256]"},
+      {"--set schedule.name=step --set schedule.gamma=-5", "'schedule.gamma' must be > 0"},
+      {"--set schedule.name=onecycle --set schedule.max_lr=-1", "'schedule.max_lr' must be > 0"},
+      {"--set schedule.name=cosine --set schedule.min_lr=-0.1", "'schedule.min_lr' must be >= 0"},
+      {"--set optimizer.eps=-1", "'optimizer.eps' must be >= 0"},
+      {"--set optimizer.betas=[1.5,0.9]", "'optimizer.betas' must both be in [0, 1)"},
+      {"--set optimizer.name=sgd --set optimizer.momentum=-0.5", "'optimizer.momentum' must be >= 0"}};
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = dry_run(cnn, args);
+    EXPECT_EQ(r.status, 1) << args << ":\n" << r.output;
+    EXPECT_OUTPUT_HAS(r, message);
+  }
+}
+
+TEST_F(TrainConfigTest, DuplicateAndComplexKeysAreRejected) {
+  const CommandResult dup = dry_run("model:\n  name: cnn\nepochs: 1\nepochs: 2\n");
+  EXPECT_EQ(dup.status, 1);
+  EXPECT_OUTPUT_HAS(dup, config_path() + ":4: duplicate key 'epochs' (first given on line 3)");
+  const CommandResult nested = dry_run("model:\n  name: cnn\n  name: mlp\n");
+  EXPECT_OUTPUT_HAS(nested, "duplicate key 'model.name'");
+  const CommandResult complex = dry_run("? {a: 1}\n: x\nmodel:\n  name: cnn\n");
+  EXPECT_EQ(complex.status, 1);
+  EXPECT_OUTPUT_HAS(complex, "is not a plain name");
+}
+
+TEST_F(TrainConfigTest, CommandLineMistakesAreNamed) {
+  const CommandResult version = run(tool_.string() + " --version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_OUTPUT_HAS(version, std::string("ember ") + ember::version());
+  const CommandResult unknown = run(tool_.string() + " trian");
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_OUTPUT_HAS(unknown, "unknown command 'trian' (commands: inspect, train");
+  const CommandResult bare = run(tool_.string() + " train");
+  EXPECT_EQ(bare.status, 1);
+  EXPECT_EQ(bare.output, "ember: train: give --config FILE, or --resume CHECKPOINT\n");
+  const CommandResult device = run(tool_.string() + " inspect checkpoint /dev/zero");
+  EXPECT_EQ(device.status, 1);
+  EXPECT_OUTPUT_HAS(device, "not a regular file");
+  const CommandResult config_device = run(tool_.string() + " train --dry-run --config /dev/zero");
+  EXPECT_EQ(config_device.status, 1);
+  EXPECT_OUTPUT_HAS(config_device, "not a regular file");
+}
+
+TEST_F(TrainConfigTest, AnOutputThatCannotBeAFolderFailsBeforeTraining) {
+  std::ofstream(dir_ / "a_file") << "x";
+  const std::string yaml = "model:\n  name: mlp\n";
+  for (const std::string& output : {(dir_ / "a_file").string(), (dir_ / "a_file" / "sub").string(),
+                                    std::string("/proc/ember_cannot_be_here"), (dir_ / std::string(5000, 'a')).string()}) {
+    const fs::path config = dir_ / "config.yaml";
+    std::ofstream(config) << yaml << "data:\n  path: " << (dir_ / "data").string() << "\noutput: " << output << "\n";
+    const CommandResult r = run(tool_.string() + " train --config " + config.string());
+    EXPECT_EQ(r.status, 1) << output.substr(0, 80) << ":\n" << r.output.substr(0, 400);
+    EXPECT_OUTPUT_HAS(r, "train: output '");
+  }
 }
 
 TEST_F(TrainConfigTest, MissingDataFilesNameTheKeyAndTheFile) {

@@ -43,13 +43,28 @@ class InterruptWatcher : public Callback {
   }
 };
 
+// Creates `path` (and its parents) and checks that files can be written in
+// it, before any work that would otherwise be lost at the first save.
+void create_writable_folder(const char* what, const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string shown = path.size() > 200 ? path.substr(0, 200) + "..." : path;
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  EMBER_CHECK(!ec, "train: ", what, " '", shown, "': cannot create the folder: ", ec.message());
+  EMBER_CHECK(fs::is_directory(path, ec), "train: ", what, " '", shown, "' exists and is not a folder");
+  const fs::path probe = fs::path(path) / ".ember_write_test";
+  const bool writable = std::ofstream(probe).good();
+  fs::remove(probe, ec);
+  EMBER_CHECK(writable, "train: ", what, " '", shown, "': cannot write files in the folder");
+}
+
 // Fashion-MNIST as float images (N, 1, 28, 28), normalised with the training
 // set's mean and std, and int64 labels (N). Converted once, up front: the
 // loader then only slices and stacks.
 std::shared_ptr<data::TensorDataset> load_fashion_mnist(const DataConfig& config, bool train) {
   std::string cache;
   if (!config.cache.empty()) {
-    std::filesystem::create_directories(config.cache);
+    create_writable_folder("data.cache", config.cache);
     cache = (std::filesystem::path(config.cache) / (train ? "fashion_mnist_train.cache" : "fashion_mnist_test.cache"))
                 .string();
   }
@@ -113,10 +128,10 @@ int train(const TrainCommand& command) {
     config = load_train_config(command.config_path, command.overrides);
   } else {
     // --resume alone: the checkpoint carries the config it was trained with.
-    EMBER_CHECK(!resume_path.empty(), "ember train: give --config FILE, or --resume CHECKPOINT");
+    EMBER_CHECK(!resume_path.empty(), "train: give --config FILE, or --resume CHECKPOINT");
     const TrainingCheckpoint checkpoint = load_training_checkpoint(resume_path);
     auto text = checkpoint.info.find("config");
-    EMBER_CHECK(text != checkpoint.info.end(), "ember train: ", resume_path,
+    EMBER_CHECK(text != checkpoint.info.end(), "train: ", resume_path,
                 " holds no config (info.config); give --config FILE as well");
     config = parse_train_config(text->second, resume_path + " (info.config)", command.overrides);
   }
@@ -133,6 +148,7 @@ int train(const TrainCommand& command) {
     return 0;
   }
 
+  create_writable_folder("output", config.output);
   auto train_set = load_fashion_mnist(config.data, true);
   auto test_set = load_fashion_mnist(config.data, false);
   data::DataLoader train_loader(train_set, {.batch_size = static_cast<size_t>(config.data.batch_size),
@@ -152,7 +168,6 @@ int train(const TrainCommand& command) {
   optim::LRScheduler* scheduler =
       make_schedule(config.schedule, *optimizer, config.optimizer.lr, steps_per_epoch, config.epochs, schedule_parts);
 
-  std::filesystem::create_directories(config.output);
   {
     std::ofstream copy(std::filesystem::path(config.output) / "config.yaml");
     copy << config.text;

@@ -4,16 +4,23 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "ember/data/idx.h"
 #include "ember/error.h"
+#include "serialize/safetensors_format.h"
 
 namespace ember::cli {
 
 namespace {
+
+// Far above any machine ember runs on, far below what would exhaust it.
+constexpr int64_t kMaxThreads = 1024;
+constexpr int64_t kMaxWorkers = 256;
+// A config is a page of text; anything far larger is not one.
+constexpr size_t kMaxConfigBytes = size_t{1} << 20;
 
 // Where the keys come from: the file, and the keys --set gave.
 struct Origin {
@@ -169,6 +176,28 @@ void apply_override(YAML::Node& root, const std::string& assignment, Origin& ori
   origin.overridden.insert(key);
 }
 
+// Every mapping key is a plain name, given once: yaml-cpp keeps the first of
+// two equal keys without a word, and a complex key ({a: 1}: x) has no name.
+void check_keys(const YAML::Node& node, const std::string& path, const std::string& source) {
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) check_keys(item, path, source);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& entry : node) {
+    const int line = entry.first.Mark().line + 1;
+    EMBER_CHECK(entry.first.IsScalar(), "config ", source, ":", line, ": a key in '", path.empty() ? "(top)" : path,
+                "' is not a plain name");
+    const std::string key = entry.first.Scalar();
+    const std::string key_path = path.empty() ? key : path + "." + key;
+    const auto [it, fresh] = first_line.emplace(key, line);
+    EMBER_CHECK(fresh, "config ", source, ":", line, ": duplicate key '", key_path, "' (first given on line ",
+                it->second, ")");
+    check_keys(entry.second, key_path, source);
+  }
+}
+
 void read_model(Section s, ModelConfig& m) {
   s.read("name", m.name);
   s.check(!m.name.empty(), "name", "is required (mlp, cnn or transformer)");
@@ -202,7 +231,8 @@ void read_data(Section s, DataConfig& d) {
   s.read("cache", d.cache);
   s.check(d.batch_size > 0, "batch_size", "must be > 0");
   s.check(d.eval_batch_size > 0, "eval_batch_size", "must be > 0");
-  s.check(d.num_workers >= 0, "num_workers", "must be >= 0");
+  s.check(d.num_workers >= 0 && d.num_workers <= kMaxWorkers, "num_workers",
+          "must be in [0, " + std::to_string(kMaxWorkers) + "]");
   s.check_no_unknown_keys();
   for (bool train : {true, false}) {
     const data::IdxFiles files = data::mnist_files(d.path, train);
@@ -225,7 +255,11 @@ void read_optimizer(Section s, OptimizerConfig& o) {
   } else {
     s.read_list<double>("betas", o.betas, 2, "numbers");
     s.read("eps", o.eps);
+    s.check(o.betas[0] >= 0 && o.betas[0] < 1 && o.betas[1] >= 0 && o.betas[1] < 1, "betas",
+            "must both be in [0, 1)");
+    s.check(o.eps >= 0, "eps", "must be >= 0");
   }
+  s.check(o.momentum >= 0, "momentum", "must be >= 0");
   s.check(o.lr > 0, "lr", "must be > 0");
   s.check(o.weight_decay >= 0, "weight_decay", "must be >= 0");
   s.check_no_unknown_keys();
@@ -237,13 +271,16 @@ void read_schedule(Section s, ScheduleConfig& c) {
   if (c.name != "onecycle") s.read("warmup_steps", c.warmup_steps);
   s.check(c.warmup_steps >= 0, "warmup_steps", "must be >= 0");
   if (c.name == "cosine") s.read("min_lr", c.min_lr);
+  s.check(c.min_lr >= 0, "min_lr", "must be >= 0");
   if (c.name == "step") {
     s.read("step_size", c.step_size);
     s.read("gamma", c.gamma);
     s.check(c.step_size > 0, "step_size", "must be > 0 (epochs)");
+    s.check(c.gamma > 0, "gamma", "must be > 0 (the factor the lr is multiplied by)");
   }
   if (c.name == "onecycle") {
     s.read("max_lr", c.max_lr);
+    s.check(!c.max_lr || *c.max_lr > 0, "max_lr", "must be > 0");
     s.read("pct_start", c.pct_start);
     s.check(c.pct_start > 0 && c.pct_start < 1, "pct_start", "must be in (0, 1)");
   }
@@ -261,6 +298,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   } catch (const YAML::Exception& e) {
     EMBER_FAIL("config ", source, ":", e.mark.line + 1, ": not valid YAML: ", e.msg);
   }
+  check_keys(root, "", source);
   for (const std::string& assignment : overrides) apply_override(root, assignment, origin);
 
   TrainConfig c;
@@ -277,7 +315,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   s.read("accumulate_grad_batches", c.accumulate_grad_batches);
   s.read("clip_grad_norm", c.clip_grad_norm);
   s.check(c.epochs > 0, "epochs", "must be > 0");
-  s.check(c.threads > 0, "threads", "must be > 0");
+  s.check(c.threads > 0 && c.threads <= kMaxThreads, "threads", "must be in [1, " + std::to_string(kMaxThreads) + "]");
   s.check(c.amp == "none" || c.amp == "bf16", "amp", "is '" + c.amp + "'; expected none or bf16");
   s.check(!c.output.empty(), "output", "must name a folder");
   s.check(c.accumulate_grad_batches > 0, "accumulate_grad_batches", "must be > 0");
@@ -291,11 +329,10 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
 }
 
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path);
-  EMBER_CHECK(in.good(), "config ", path, ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_train_config(text.str(), path, overrides);
+  const std::vector<uint8_t> bytes = serialize::read_file_bytes(path);  // regular files only
+  EMBER_CHECK(bytes.size() <= kMaxConfigBytes, "config ", path, ": ", bytes.size(), " bytes is not a config (limit ",
+              kMaxConfigBytes, ")");
+  return parse_train_config(std::string(bytes.begin(), bytes.end()), path, overrides);
 }
 
 }  // namespace ember::cli

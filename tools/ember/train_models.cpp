@@ -75,7 +75,7 @@ TrainableModel make_model(const ModelConfig& config) {
   if (config.name == "mlp") return TrainableModel::of(make_mlp(config));
   if (config.name == "cnn") return TrainableModel::of(make_cnn());
   if (config.name == "transformer") return TrainableModel::of(PatchTransformer(config));
-  EMBER_FAIL("ember train: unknown model '", config.name, "' (expected mlp, cnn or transformer)");
+  EMBER_FAIL("train: unknown model '", config.name, "' (expected mlp, cnn or transformer)");
 }
 
 }  // namespace ember::cli
