@@ -67,7 +67,12 @@ TensorList rounded_div_backward(const GradContext& c, const TensorList&) { retur
 
 TensorList pow_backward(const GradContext& c, const TensorList& grads) {
   const Tensor& g = grads[0];
-  const Tensor self = c.saved(0), exponent = c.saved(1);
+  // A scalar base or exponent arrives wrapped, and arithmetic on wrapped
+  // numbers alone (`e - 1`, `log(base)`) runs in the default dtype (float32,
+  // by the promotion rules), losing a float64 value's digits. As plain 0-d
+  // tensors they keep them.
+  const auto plain = [](const Tensor& t) { return t.impl()->is_wrapped_number() ? t.clone() : t; };
+  const Tensor self = plain(c.saved(0)), exponent = plain(c.saved(1));
   TensorList out(c.num_slots());
   if (c.needs_grad(0)) {
     // e * x^(e-1), taken as 0 where e == 0 (else x == 0 would give 0 * inf).

@@ -154,6 +154,18 @@ TEST(ElementwiseFormulas, PowMatchesDifferencesInBothArguments) {
   EXPECT_TRUE(second_derivative_matches([&](const Tensor& x) { return x.pow(e); }, f64({1.5, 0.7, 2.2})));
 }
 
+// A float64 scalar exponent or base keeps all its digits in the backward
+// (once computed as e - 1 and log(base) in float32: 1e-7 relative errors
+// that the default gradcheck tolerances let through).
+TEST(ElementwiseFormulas, PowWithScalarsIsExactToFloat64) {
+  const double third = 1.0 / 3.0;
+  const Values dx = values(grad_of([&](const Tensor& x) { return x.pow(third); }, f64({10, 0.25})));
+  EXPECT_NEAR(dx[0], third * std::pow(10.0, third - 1), 1e-16);
+  EXPECT_NEAR(dx[1], third * std::pow(0.25, third - 1), 1e-15);
+  const Values db = values(grad_of([](const Tensor& x) { return pow(3.1, x); }, f64({0.7})));
+  EXPECT_NEAR(db[0], std::log(3.1) * std::pow(3.1, 0.7), 1e-15);
+}
+
 TEST(ElementwiseFormulas, MaximumAndMinimumSplitTiesHalfAndHalf) {
   Tensor x = f64({1, 2, 3}).requires_grad_();
   Tensor y = f64({3, 2, 1}).requires_grad_();

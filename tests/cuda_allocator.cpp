@@ -18,6 +18,7 @@ namespace ember {
 namespace {
 
 using namespace cuda_testing;
+using testing::all_close;
 
 TEST(CudaAllocator, CachesBlocksAndReportsStats) {
   REQUIRE_CUDA();
@@ -137,6 +138,48 @@ TEST(CudaAllocator, ABlockUsedOnAnotherStreamComesBackAfterThatStreamsWork) {
                      "not the start of a live block", "cuda:0");
 }
 #endif
+
+// A pinned tensor freed while a non-blocking copy into it is in flight is
+// not handed out again before the copy ends (else the copy would land in
+// its next owner's data).
+TEST(CudaAllocator, APinnedBufferIsNotReusedWhileACopyIntoItRuns) {
+  REQUIRE_CUDA();
+  const int64_t n = 1 << 16;
+  const Tensor src = random_cpu({n}, kFloat32).cuda();
+  for (int round = 0; round < 5; ++round) {
+    {
+      Tensor dst = empty({n}).pin_memory();
+      dst.copy_(src, /*non_blocking=*/true);
+    }  // freed before the copy is waited for
+    Tensor mine = empty({n}).pin_memory();
+    mine.fill_(7.0f);
+    cuda_synchronize();
+    EXPECT_TRUE(all_close(mine, full({n}, 7.0f), 0, 0)) << "round " << round;
+  }
+}
+
+// Copies from one pinned buffer on two streams: the buffer waits for both
+// (the ctest entry cuda_emu_newest_first lets the side stream finish first).
+TEST(CudaAllocator, APinnedBufferUsedOnTwoStreamsWaitsForBoth) {
+  REQUIRE_CUDA();
+  const int64_t n = 1 << 16;
+  const Tensor expected = random_cpu({n}, kFloat32);
+  Tensor host = expected.pin_memory();
+  const cuda::Stream side = cuda::Stream::create(0);
+  const Tensor on_default = host.to(kCuda, /*non_blocking=*/true);
+  Tensor on_side;
+  {
+    cuda::StreamGuard guard(side);
+    on_side = host.to(kCuda, /*non_blocking=*/true);
+  }
+  side.synchronize();
+  host = Tensor();  // freed; the default stream's copy may still be reading it
+  Tensor other = empty({n}).pin_memory();
+  other.fill_(-1.0f);
+  cuda_synchronize();
+  EXPECT_TRUE(bitwise_equal(on_default, expected));
+  EXPECT_TRUE(bitwise_equal(on_side, expected));
+}
 
 TEST(CudaAllocator, ADeviceIndexWithNoDeviceIsAnError) {
   REQUIRE_CUDA();

@@ -15,6 +15,7 @@
 #include "ember/cuda.h"
 #include "ember/ember.h"
 #include "ember/error.h"
+#include "kernels/cuda/emulate/config.h"
 #include "kernels/cuda/launch.cuh"
 
 namespace ember::cuda {
@@ -152,6 +153,45 @@ TEST(CudaEmulation, LaunchConfigurationIsChecked) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+__global__ void big_shared_kernel(int) {}
+
+TEST(CudaEmulation, DynamicSharedMemoryBeyond48KiBNeedsTheOptIn) {
+  const size_t bytes = 64 << 10;
+  EXPECT_NE(error_of([&] { launch_kernel("test", "big_shared_kernel", big_shared_kernel, 1, 32, bytes, nullptr, 0); })
+                .find("cudaErrorInvalidValue"),
+            std::string::npos);
+  ASSERT_EQ(cudaFuncSetAttribute(big_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+            cudaSuccess);
+  launch_kernel("test", "big_shared_kernel", big_shared_kernel, 1, 32, bytes, nullptr, 0);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_NE(error_of([&] { launch_kernel("test", "big_shared_kernel", big_shared_kernel, 1, 32, bytes + 4, nullptr, 0); })
+                .find("cudaErrorInvalidValue"),
+            std::string::npos);
+  EXPECT_EQ(cudaFuncSetAttribute(big_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 300 << 10),
+            cudaErrorInvalidValue);  // beyond the H200's 227 KiB
+  cudaGetLastError();
+}
+
+// Half the lanes at __syncwarp, half at a shuffle with the same mask.
+__global__ void mixed_collectives_kernel(int* out) {
+  const int lane = static_cast<int>(threadIdx.x);
+  if (lane < 16) {
+    __syncwarp();
+    out[lane] = lane;
+  } else {
+    out[lane] = __shfl_xor_sync(0xffffffffu, lane, 1);
+  }
+}
+
+TEST(CudaEmulation, DifferentWarpCollectivesMeetingIsAFault) {
+  int* out = device_array<int>(32);
+  launch_kernel("test", "mixed_collectives_kernel", mixed_collectives_kernel, 1, 32, 0, nullptr, out);
+  const std::string msg = error_of([] { cuda_synchronize(0); });
+  EXPECT_NE(msg.find("__syncwarp"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("__shfl_xor_sync"), std::string::npos) << msg;
+  cudaFree(out);
+}
+
 TEST(CudaEmulation, FreshDeviceMemoryReadsAsNaN) {
   float* d = device_array<float>(100);
   const std::vector<float> h = to_host(d, 100);
@@ -197,6 +237,28 @@ TEST(CudaEmulation, EventsOrderWorkAcrossStreams) {
   EXPECT_EQ(cudaEventQuery(filled), cudaSuccess);
   for (float v : to_host(b, n)) ASSERT_EQ(v, 42.0f);
   cudaEventDestroy(filled);
+  cudaStreamDestroy(s1);
+  cudaStreamDestroy(s2);
+  cudaFree(a);
+  cudaFree(b);
+}
+
+// Run by the ctest entry cuda_emu_newest_first (EMBER_CUDA_EMULATE_SCHEDULE=newest):
+// without the event wait, the second stream's kernel runs first and reads
+// what the first has not written yet, as it may on a GPU.
+TEST(CudaEmulationNewestFirst, AMissingWaitBetweenStreamsReadsStaleData) {
+  if (!emulate::config().newest_first) GTEST_SKIP() << "needs EMBER_CUDA_EMULATE_SCHEDULE=newest";
+  const int n = 256;
+  float* a = device_array<float>(n);
+  float* b = device_array<float>(n);
+  cudaStream_t s1 = nullptr, s2 = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+  launch_kernel("test", "fill_kernel", fill_kernel, 1, 128, 0, s1, a, n, 41.0f);
+  launch_kernel("test", "add_one_kernel", add_one_kernel, 1, 128, 0, s2, a, b, n);  // no wait on s1
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<float> got = to_host(b, n);
+  EXPECT_TRUE(got[0] != got[0]) << "read " << got[0] << ": the fill ran first";  // fresh memory is NaN
   cudaStreamDestroy(s1);
   cudaStreamDestroy(s2);
   cudaFree(a);

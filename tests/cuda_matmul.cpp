@@ -96,6 +96,7 @@ TEST(CudaMatmul, AddmmBetaAlphaAndSelfShapes) {
     const Tensor m1 = random_cpu({10, 20}, t).cuda(), m2 = random_cpu({20, 7}, t).cuda();
     const std::vector<std::pair<std::string, Tensor>> selves = {
         {"bias row", random_cpu({7}, t).cuda()},
+        {"misaligned bias row", random_cpu({8}, t).cuda().narrow(0, 1, 7)},
         {"(1, m)", random_cpu({1, 7}, t).cuda()},
         {"column (n, 1)", random_cpu({10, 1}, t).cuda()},
         {"full", random_cpu({10, 7}, t).cuda()},
@@ -106,6 +107,14 @@ TEST(CudaMatmul, AddmmBetaAlphaAndSelfShapes) {
         SCOPED_TRACE(str(t) + " self " + name + " beta " + std::to_string(beta) + " alpha " + std::to_string(alpha));
         EXPECT_TRUE(product_matches(addmm(self, m1, m2, beta, alpha), addmm(self.cpu(), m1.cpu(), m2.cpu(), beta, alpha), 20));
       }
+    }
+  }
+  // A bias with a single output row or column (the library's edge cases).
+  for (DType t : kFloating) {
+    for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{{1, 6}, {6, 1}, {1, 1}}) {
+      SCOPED_TRACE(str(t) + " n=" + std::to_string(n) + " m=" + std::to_string(m));
+      const Tensor bias = random_cpu({m}, t).cuda(), a = random_cpu({n, 9}, t).cuda(), b = random_cpu({9, m}, t).cuda();
+      EXPECT_TRUE(product_matches(addmm(bias, a, b), addmm(bias.cpu(), a.cpu(), b.cpu()), 9));
     }
   }
   // beta = 0 ignores self entirely, NaN included.
@@ -255,7 +264,9 @@ TEST(CudaGemm, TransposesLeadingDimsBatchStridesAndEpilogues) {
       {N, T, 6, 4, 9, 3, 1, 0.5, 0, Epilogue::None},     {T, T, 6, 4, 9, 3, 3, 2, 0.75, Epilogue::None},
       {N, N, 8, 3, 5, 1, 1, 1, 0, Epilogue::Bias},       {T, N, 8, 3, 5, 1, 0, 1, 0, Epilogue::BiasRelu},
       {N, T, 8, 3, 5, 1, 2, 1, 0, Epilogue::BiasGeluTanh}, {N, N, 8, 3, 5, 2, 1, 1, 0, Epilogue::Relu},
-      {T, T, 8, 3, 5, 2, 1, 1, 0, Epilogue::GeluTanh},  {N, N, 4, 4, 0, 2, 1, 1, 0.5, Epilogue::Bias}};
+      {T, T, 8, 3, 5, 2, 1, 1, 0, Epilogue::GeluTanh},  {N, N, 4, 4, 0, 2, 1, 1, 0.5, Epilogue::Bias},
+      {N, N, 8, 3, 5, 3, 1, 1, 0, Epilogue::Bias},       {T, N, 1, 6, 7, 1, 0, 1, 0, Epilogue::BiasRelu},
+      {N, T, 6, 1, 7, 1, 0, 1, 0, Epilogue::BiasGeluTanh}};
   for (DType dtype : kFloating) {
     for (bool reference : {false, true}) {
       for (size_t i = 0; i < cases.size(); ++i) {

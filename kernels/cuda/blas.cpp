@@ -48,8 +48,23 @@ void gemm(const char* op, const Gemm& g, int device) {
   launch_gemm_reference(op, g, device);
 #else
   // k == 0 is C = epilogue(beta C): the reference kernel does that without a library special case.
-  if (g.k == 0) launch_gemm_reference(op, g, device);
-  else cublaslt_gemm(op, g, device);
+  if (g.k == 0) {
+    launch_gemm_reference(op, g, device);
+    return;
+  }
+  if (cublaslt_gemm(op, g, device)) return;
+  // No library kernel takes this epilogue here (a bias the kernels cannot
+  // align, say): the product alone, then the epilogue as a k = 0 pass.
+  Gemm product = g;
+  product.epilogue = Epilogue::None;
+  product.bias = nullptr;
+  EMBER_CHECK(g.epilogue != Epilogue::None && cublaslt_gemm(op, product, device), op,
+              ": cuBLASLt has no algorithm for this ", g.dtype, " GEMM (m=", g.m, " n=", g.n, " k=", g.k,
+              " batch=", g.batch, ", op(A)=", name(g.trans_a), ", op(B)=", name(g.trans_b), ")");
+  Gemm epilogue = g;
+  epilogue.k = 0;
+  epilogue.beta = 1;
+  launch_gemm_reference(op, epilogue, device);
 #endif
 }
 

@@ -10,8 +10,9 @@ namespace ember::cuda::blas {
 void launch_gemm_reference(const char* op, const Gemm& g, int device);
 
 #ifndef EMBER_CUDA_EMULATE
-// blas_cublaslt.cpp: cuBLASLt (real build only).
-void cublaslt_gemm(const char* op, const Gemm& g, int device);
+// blas_cublaslt.cpp: cuBLASLt (real build only); false when the library has
+// no algorithm for `g` (nothing was queued then).
+bool cublaslt_gemm(const char* op, const Gemm& g, int device);
 #endif
 
 }  // namespace ember::cuda::blas

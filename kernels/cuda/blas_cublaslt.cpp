@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "ember/device.h"
 #include "ember/error.h"
 #include "kernels/cuda/blas_backends.h"
 #include "kernels/cuda/cuda_allocator.h"
@@ -27,7 +28,7 @@ void check_status(cublasStatus_t status, const char* call, const char* op) {
 
 cublasLtHandle_t handle_for(int device, const char* op) {
   static std::mutex mutex;
-  static std::array<cublasLtHandle_t, 128> handles{};  // device indices are < 128 (Device parsing)
+  static std::array<cublasLtHandle_t, kMaxDeviceIndex + 1> handles{};
   const std::lock_guard<std::mutex> lock(mutex);
   cublasLtHandle_t& h = handles.at(static_cast<size_t>(device));
   if (h == nullptr) EMBER_CUBLASLT_CHECK(cublasLtCreate(&h), op);  // kept for the process's lifetime
@@ -103,7 +104,7 @@ void set_pref(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttribute
 
 }  // namespace
 
-void cublaslt_gemm(const char* op, const Gemm& g, int device) {
+bool cublaslt_gemm(const char* op, const Gemm& g, int device) {
   const bool f64 = g.dtype == DType::Float64;
   MatmulDesc desc;
   EMBER_CUBLASLT_CHECK(cublasLtMatmulDescCreate(&desc.desc, f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
@@ -126,6 +127,11 @@ void cublaslt_gemm(const char* op, const Gemm& g, int device) {
                                                             &workspace_bytes, sizeof(workspace_bytes)), op);
   set_pref(pref.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment(g.a, g.batch, g.stride_a, g.dtype), op);
   set_pref(pref.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment(g.b, g.batch, g.stride_b, g.dtype), op);
+  if (g.dtype == DType::Float16 || g.dtype == DType::BFloat16) {
+    // Split-k partial sums in float, never stored in the 16-bit output type: C is rounded once (Note [GEMM on CUDA]).
+    set_pref(pref.pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+             CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE, op);
+  }
   const uint32_t align_c = alignment(g.c, g.batch, g.stride_c, g.dtype);
   set_pref(pref.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c, op);
   set_pref(pref.pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c, op);
@@ -134,8 +140,7 @@ void cublaslt_gemm(const char* op, const Gemm& g, int device) {
   int found = 0;
   EMBER_CUBLASLT_CHECK(cublasLtMatmulAlgoGetHeuristic(handle, desc.desc, la.layout, lb.layout, lc.layout, lc.layout,
                                                       pref.pref, 1, &best, &found), op);
-  EMBER_CHECK(found > 0, op, ": cuBLASLt has no algorithm for this ", g.dtype, " GEMM (m=", g.m, " n=", g.n,
-              " k=", g.k, " batch=", g.batch, ")");
+  if (found == 0) return false;
 
   // The workspace goes back to the cache when this returns; stream order keeps its reuse safe.
   const DataPtr workspace = allocate_on_device(best.workspaceSize, device);
@@ -145,6 +150,7 @@ void cublaslt_gemm(const char* op, const Gemm& g, int device) {
   EMBER_CUBLASLT_CHECK(cublasLtMatmul(handle, desc.desc, alpha, g.a, la.layout, g.b, lb.layout, beta, g.c,
                                       lc.layout, g.c, lc.layout, &best.algo, workspace.get(), best.workspaceSize,
                                       current_cuda_stream()), op);
+  return true;
 }
 
 }  // namespace ember::cuda::blas

@@ -3,7 +3,9 @@
 #include "kernels/cuda/block_pool.h"
 
 #include <algorithm>
+#include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "ember/error.h"
 
@@ -151,18 +153,31 @@ void BlockPool::free(Block* block) {
   }
   // Work on other streams may still use the block: it comes back once an event
   // recorded now on each of them has completed (until then it counts as allocated).
-  for (StreamHandle stream : block->stream_uses) {
-    EventHandle event = nullptr;
-    if (spare_events_.empty()) {
-      event = backend_->create_event();
-    } else {
-      event = spare_events_.back();
-      spare_events_.pop_back();
+  std::vector<EventHandle> events;
+  try {
+    for (StreamHandle stream : block->stream_uses) {
+      EventHandle event = nullptr;
+      if (spare_events_.empty()) {
+        event = backend_->create_event();
+      } else {
+        event = spare_events_.back();
+        spare_events_.pop_back();
+      }
+      events.push_back(event);
+      backend_->record_event(event, stream);
     }
-    backend_->record_event(event, stream);
-    pending_.emplace_back(event, block);
-    ++block->pending_events;
+  } catch (const Error& e) {
+    // This runs in a tensor's destructor, which must not throw. The device
+    // failed (a lost context, or the runtime shutting down at exit) and the
+    // streams' work cannot be tracked: the block is never handed out again.
+    spare_events_.insert(spare_events_.end(), events.begin(), events.end());
+    block->stream_uses.clear();
+    std::cerr << "ember: CUDA allocator: a block used on other streams is kept out of the pool (" << e.what()
+              << ")\n";
+    return;
   }
+  for (EventHandle event : events) pending_.emplace_back(event, block);
+  block->pending_events += static_cast<int>(events.size());
   block->stream_uses.clear();
 }
 

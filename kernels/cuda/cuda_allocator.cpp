@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -111,12 +112,19 @@ class DeviceAllocator final : public Allocator {
 
 // ---- pinned host memory ----
 
+// A transfer that uses a pinned block: an event recorded on its stream after it.
+struct PinnedUse {
+  cudaStream_t stream;
+  int device;  // the stream's (an event can be recorded only on its own device's streams)
+  cudaEvent_t event;
+};
+
 struct PinnedBlock {
   void* ptr = nullptr;
   size_t size = 0;
-  cudaEvent_t event = nullptr;  // recorded after the last transfer using the block
-  int event_device = -1;        // the device `event` was created on
-  bool pending = false;         // an event was recorded and has not been seen complete
+  // One event per stream that used the block and has not been seen done; the
+  // block is free for reuse when all have completed.
+  std::vector<PinnedUse> uses;
 };
 
 size_t pinned_block_size(size_t n) {
@@ -169,37 +177,34 @@ class PinnedPool {
     return DataPtr(block->ptr, block, &PinnedPool::free_block, Device::cpu());
   }
 
-  void record(void* ptr, cudaStream_t stream) {
+  // False when `ptr` is not the start of a live block (the caller then synchronises instead).
+  bool record(void* ptr, cudaStream_t stream) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = live_.find(ptr);
-    EMBER_CHECK(it != live_.end(), "pinned host allocator: ", ptr, " is not a live pinned buffer");
+    if (it == live_.end()) return false;
     PinnedBlock* b = it->second;
-    // `stream` is the current device's, and an event can be recorded only on its own device's streams.
     int device = 0;
     EMBER_CUDA_CHECK(cudaGetDevice(&device), "pinned host allocator");
-    if (b->event && b->event_device != device) {
-      if (b->pending) EMBER_CUDA_CHECK(cudaEventSynchronize(b->event), "pinned host allocator");
-      EMBER_CUDA_CHECK(cudaEventDestroy(b->event), "pinned host allocator");
-      b->event = nullptr;
+    auto use = std::find_if(b->uses.begin(), b->uses.end(),
+                            [&](const PinnedUse& u) { return u.stream == stream && u.device == device; });
+    if (use == b->uses.end()) {  // later work on a stream supersedes its earlier work: one event per stream
+      cudaEvent_t event = nullptr;
+      EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "pinned host allocator");
+      use = b->uses.insert(b->uses.end(), PinnedUse{stream, device, event});
     }
-    if (!b->event) {
-      EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&b->event, cudaEventDisableTiming), "pinned host allocator");
-      b->event_device = device;
-    }
-    EMBER_CUDA_CHECK(cudaEventRecord(b->event, stream), "pinned host allocator");
-    b->pending = true;
+    EMBER_CUDA_CHECK(cudaEventRecord(use->event, stream), "pinned host allocator");
+    return true;
   }
 
   void wait(void* ptr) {
-    cudaEvent_t event = nullptr;
+    std::vector<cudaEvent_t> events;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = live_.find(ptr);
       EMBER_CHECK(it != live_.end(), "pinned host allocator: ", ptr, " is not a live pinned buffer");
-      if (!it->second->pending) return;
-      event = it->second->event;
+      for (const PinnedUse& u : it->second->uses) events.push_back(u.event);
     }
-    EMBER_CUDA_CHECK(cudaEventSynchronize(event), "pinned host allocator");
+    for (cudaEvent_t e : events) EMBER_CUDA_CHECK(cudaEventSynchronize(e), "pinned host allocator");
   }
 
   MemoryStats stats() {
@@ -223,7 +228,6 @@ class PinnedPool {
       }
     }
     for (PinnedBlock* b : done) {
-      if (b->event) EMBER_CUDA_CHECK(cudaEventDestroy(b->event), "empty_pinned_cache");
       EMBER_CUDA_CHECK(cudaFreeHost(b->ptr), "empty_pinned_cache");
       delete b;
     }
@@ -235,14 +239,16 @@ class PinnedPool {
   }
 
  private:
-  // Called with the mutex held.
+  // Called with the mutex held. Forgets (and destroys) the events seen complete.
   static bool transfer_done(PinnedBlock* b) {
-    if (!b->pending) return true;
-    const cudaError_t err = cudaEventQuery(b->event);
-    if (err == cudaErrorNotReady) return false;
-    if (err != cudaSuccess) throw_cuda_error(err, "cudaEventQuery", "pinned host allocator", __FILE__, __LINE__);
-    b->pending = false;
-    return true;
+    for (size_t i = b->uses.size(); i-- > 0;) {
+      const cudaError_t err = cudaEventQuery(b->uses[i].event);
+      if (err == cudaErrorNotReady) continue;
+      if (err != cudaSuccess) throw_cuda_error(err, "cudaEventQuery", "pinned host allocator", __FILE__, __LINE__);
+      cudaEventDestroy(b->uses[i].event);
+      b->uses.erase(b->uses.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    return b->uses.empty();
   }
 
   static void free_block(void* ctx, void* p) {
@@ -297,8 +303,8 @@ void record_stream_use(const void* data, int device, void* stream) {
 }
 
 DataPtr allocate_pinned(size_t nbytes) { return PinnedPool::instance().allocate(nbytes); }
-void record_pinned_use(void* ptr, void* stream) {
-  PinnedPool::instance().record(ptr, static_cast<cudaStream_t>(stream));
+bool record_pinned_use(void* ptr, void* stream) {
+  return PinnedPool::instance().record(ptr, static_cast<cudaStream_t>(stream));
 }
 void wait_pinned_use(void* ptr) { PinnedPool::instance().wait(ptr); }
 MemoryStats pinned_memory_stats() { return PinnedPool::instance().stats(); }

@@ -70,8 +70,11 @@ void record_stream_use(const void* data, int device, void* stream);
 // only after the transfers recorded on it are done.
 DataPtr allocate_pinned(size_t nbytes);
 // Records that an asynchronous transfer queued on `stream` (a cudaStream_t)
-// reads or writes the pinned buffer that starts at `ptr`.
-void record_pinned_use(void* ptr, void* stream);
+// reads or writes the pinned buffer that starts at `ptr`; a buffer used on
+// several streams waits for all of them. False when `ptr` is not the start of
+// one of ember's live pinned buffers (page-locked memory of the caller's own):
+// the caller must then synchronise before it returns.
+bool record_pinned_use(void* ptr, void* stream);
 // Blocks until the transfers recorded on the pinned buffer at `ptr` are done.
 void wait_pinned_use(void* ptr);
 MemoryStats pinned_memory_stats();

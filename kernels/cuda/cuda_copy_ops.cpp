@@ -53,12 +53,9 @@ void upload(void* dst, const void* src, size_t n, bool non_blocking, void* pinne
   cudaStream_t stream = current_cuda_stream();
   if (is_pinned(src)) {
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, stream), "copy_");
-    if (non_blocking && pinned_block) {
-      record_pinned_use(pinned_block, stream);
-    } else {
-      // The caller owns `src` and may overwrite it as soon as copy_ returns.
+    // Unless the buffer is ember's and marked as in use, the caller may overwrite it as soon as copy_ returns.
+    if (!(non_blocking && pinned_block && record_pinned_use(pinned_block, stream)))
       EMBER_CUDA_CHECK(cudaStreamSynchronize(stream), "copy_");
-    }
     return;
   }
   DataPtr ring[kStageRing];
@@ -78,13 +75,16 @@ void upload(void* dst, const void* src, size_t n, bool non_blocking, void* pinne
 }
 
 // n bytes from device `src` to host `dst`; returns when they have arrived,
-// or at once with non_blocking into pinned memory (the caller synchronises).
-void download(void* dst, const void* src, size_t n, bool non_blocking) {
+// or at once with non_blocking into ember's pinned buffer `pinned_block`
+// (the start of the buffer holding dst, marked as in use by the transfer so
+// that it is not handed out again before it ends; the caller synchronises).
+void download(void* dst, const void* src, size_t n, bool non_blocking, void* pinned_block) {
   if (n == 0) return;
   cudaStream_t stream = current_cuda_stream();
   if (is_pinned(dst)) {
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, stream), "copy_");
-    if (!non_blocking) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream), "copy_");
+    if (!(non_blocking && pinned_block && record_pinned_use(pinned_block, stream)))
+      EMBER_CUDA_CHECK(cudaStreamSynchronize(stream), "copy_");
     return;
   }
   const int64_t chunks = static_cast<int64_t>((n + kStageChunk - 1) / kStageChunk);
@@ -153,7 +153,8 @@ void device_to_host(const Tensor& self, const Tensor& src, bool non_blocking) {
   const bool direct = self.is_contiguous() && self.dtype() == moved && self.sizes() == s.sizes();
   const Tensor dst = direct ? self : make_empty(s.sizes(), moved, Device::cpu());
   // A temporary `s` may be freed before the transfer ends: its block is reused only on this stream, after it.
-  download(dst.data_ptr(), s.data_ptr(), s.nbytes(), non_blocking && direct);
+  download(dst.data_ptr(), s.data_ptr(), s.nbytes(), non_blocking && direct,
+           direct && self.is_pinned() ? self.impl()->storage()->data() : nullptr);
   if (!direct) op::copy_.call(self, dst, false);  // the CPU kernel: strides, broadcasting, dtype
 }
 

@@ -43,12 +43,12 @@ bool launch_blocking() {
   return on;
 }
 
-void check_launch(const char* op, const char* kernel) {
+void check_launch(const char* op, const char* kernel, cudaStream_t stream) {
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     throw_cuda_error(err, detail::str_cat("launch of ", kernel).c_str(), op, __FILE__, __LINE__);
   if (!launch_blocking()) return;
-  const cudaError_t run = cudaStreamSynchronize(current_cuda_stream());
+  const cudaError_t run = cudaStreamSynchronize(stream);
   if (run != cudaSuccess)
     throw_cuda_error(run, detail::str_cat(kernel, " (EMBER_CUDA_LAUNCH_BLOCKING=1)").c_str(), op, __FILE__, __LINE__);
 }

@@ -4,9 +4,11 @@
 // Operands are passed with their own strides where one of their last two
 // dims is unit-stride; anything else (an expanded vector, a slice with both
 // strides > 1) is copied to a contiguous tensor first. addmm's self, when it
-// is a row vector (a bias, as linear passes it) and beta is 1, becomes the
-// GEMM's bias epilogue; otherwise the result starts as a copy of self.
+// is a 16-byte aligned row vector (a bias, as linear passes it) and beta is
+// 1, becomes the GEMM's bias epilogue; otherwise the result starts as a copy
+// of self.
 #include <algorithm>
+#include <cstdint>
 
 #include "core/dtype_dispatch.h"
 #include "core/op_decls.h"
@@ -100,7 +102,8 @@ Tensor addmm_cuda(const Tensor& self, const Tensor& m1, const Tensor& m2, const 
   const Tensor out3 = out.unsqueeze(0), a3 = m1.unsqueeze(0), b3 = m2.unsqueeze(0);
   if (b == 0) {  // self is ignored, NaN included
     product_into("addmm", out3, a3, b3, a, 0);
-  } else if (b == 1 && s.row_stride == 0 && (s.col_stride == 1 || m == 1)) {
+  } else if (b == 1 && s.row_stride == 0 && (s.col_stride == 1 || m == 1) &&
+             reinterpret_cast<uintptr_t>(self.data_ptr()) % 16 == 0) {  // the library's kernels load bias in 16 bytes
     product_into("addmm", out3, a3, b3, a, 0, blas::Epilogue::Bias, self.data_ptr());
   } else {
     out.copy_(self.expand({n, m}));

@@ -18,7 +18,7 @@ namespace ember::cuda {
 namespace {
 
 constexpr int kPoolSize = 32;
-constexpr int kMaxDevices = 64;
+constexpr size_t kMaxDevices = kMaxDeviceIndex + 1;  // every index a Device can hold
 
 int resolve_device(int device, const char* op) {
   const int count = cuda_device_count();
@@ -97,8 +97,9 @@ void set_current_stream(const Stream& stream) {
 
 StreamGuard::StreamGuard(const Stream& stream)
     : previous_(current_stream(stream.device_index())), previous_device_(cuda_current_device()) {
-  set_current_stream(stream);
+  // The device first: if switching fails, nothing has changed (the destructor would not run).
   if (previous_device_ != stream.device_index()) cuda_set_device(stream.device_index());
+  set_current_stream(stream);
 }
 
 StreamGuard::~StreamGuard() {

@@ -8,7 +8,7 @@
 //   copy_: CUDA call cudaMemcpyAsync(dst, src, n, kind, stream) failed:
 //   cudaErrorInvalidValue (invalid argument)
 // Kernels are launched with launch_kernel (launch.cuh), which checks the
-// launch with check_launch(op, kernel name): cudaGetLastError (which clears a
+// launch with check_launch(op, kernel name, stream): cudaGetLastError (which clears a
 // non-sticky error) and, under EMBER_CUDA_LAUNCH_BLOCKING=1, a synchronisation
 // of the stream, so that a fault in the kernel is reported under its own op
 // instead of at the next synchronising call.
@@ -45,9 +45,9 @@ namespace ember::cuda {
 
 namespace ember::cuda {
 
-// After a kernel launch: throws naming `op` and `kernel` when the launch (or,
-// with EMBER_CUDA_LAUNCH_BLOCKING=1, the kernel) failed.
-void check_launch(const char* op, const char* kernel);
+// After a kernel launch on `stream`: throws naming `op` and `kernel` when the
+// launch (or, with EMBER_CUDA_LAUNCH_BLOCKING=1, the kernel) failed.
+void check_launch(const char* op, const char* kernel, cudaStream_t stream);
 // True when EMBER_CUDA_LAUNCH_BLOCKING=1 (read once).
 bool launch_blocking();
 

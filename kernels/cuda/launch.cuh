@@ -22,12 +22,12 @@ void launch_kernel(const char* op, const char* kernel_name, void (*kernel)(Param
                    size_t shared_bytes, cudaStream_t stream, Args&&... args) {
 #ifdef EMBER_CUDA_EMULATE
   // Every emulated thread calls the kernel with its own copy of the arguments, as on a GPU.
-  emulate::launch(kernel_name, grid, block, shared_bytes, stream,
+  emulate::launch(reinterpret_cast<const void*>(kernel), kernel_name, grid, block, shared_bytes, stream,
                   [kernel, params = std::tuple<Params...>(std::forward<Args>(args)...)] { std::apply(kernel, params); });
 #else
   kernel<<<grid, block, shared_bytes, stream>>>(std::forward<Args>(args)...);
 #endif
-  check_launch(op, kernel_name);
+  check_launch(op, kernel_name, stream);
 }
 
 }  // namespace ember::cuda

@@ -4,6 +4,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/cuda/emulate/device.h"
@@ -95,6 +96,11 @@ bool release_barriers(Block& b) {
                     " in its mask, which has exited");
       }
       all_here = other.state == State::AtWarpBarrier && other.mask == t.mask;
+      if (all_here && std::string_view(other.waits_at) != t.waits_at) {
+        throw Fault(describe(b, t) + " waits at " + t.waits_at + " while lane " + std::to_string(lane) +
+                    " of its mask waits at " + other.waits_at +
+                    " (different warp collectives meeting is undefined on a GPU)");
+      }
     }
     if (!all_here) continue;
     for (int lane = 0; lane < 32; ++lane)

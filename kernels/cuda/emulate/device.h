@@ -21,7 +21,8 @@
 #define __launch_bounds__(...)
 // One static object per OS thread that runs blocks: the blocks of a launch
 // run one after another on the executor thread, so all threads of a block see
-// the same object, and it outlives the block (like CUDA, nothing initialises it).
+// the same object. Unlike on a GPU it starts zeroed and keeps the previous
+// block's values (not poisoned: reading an element no thread wrote is not caught).
 #define __shared__ static thread_local
 
 namespace ember::cuda::emulate {

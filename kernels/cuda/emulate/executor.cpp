@@ -1,5 +1,6 @@
 #include "kernels/cuda/emulate/executor.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -75,10 +76,10 @@ class Executor {
   void wait(const std::function<bool()>& done) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (done()) return;
-    ++waiters_;
+    waiting_.push_back(&done);
     ready_.notify_all();
     ready_.wait(lock, done);
-    --waiters_;
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &done));
   }
 
   // Waits until every stream's queued work has run.
@@ -151,15 +152,27 @@ class Executor {
     return s;
   }
 
-  // The oldest task at the head of a queue whose prerequisites are done.
+  // True while a host thread waits for something not yet done: work then
+  // starts at once. Only then: once a wait is satisfied, the rest of the
+  // queued work lags again, even before the waiting thread has woken up.
+  bool someone_waits() const {
+    for (const std::function<bool()>* done : waiting_)
+      if (!(*done)()) return true;
+    return false;
+  }
+
+  // Of the tasks at the head of a queue whose prerequisites are done, the
+  // oldest (or the newest, under EMBER_CUDA_EMULATE_SCHEDULE=newest).
   std::pair<Stream*, Task*> next_ready() {
+    const bool newest = config().newest_first;
     std::pair<Stream*, Task*> best{nullptr, nullptr};
     for (auto& [s, q] : queues_) {
       if (q.empty()) continue;
       Task& t = q.front();
       bool ok = true;
       for (const auto& [o, number] : t.after) ok = ok && o->completed >= number;
-      if (ok && (!best.second || t.order < best.second->order)) best = {s, &t};
+      if (ok && (!best.second || (newest ? t.order > best.second->order : t.order < best.second->order)))
+        best = {s, &t};
     }
     return best;
   }
@@ -173,7 +186,7 @@ class Executor {
         ready_.wait(lock);
         continue;
       }
-      if (waiters_ == 0 && Clock::now() - t->queued < lag) {
+      if (!someone_waits() && Clock::now() - t->queued < lag) {
         ready_.wait_until(lock, t->queued + lag);
         continue;
       }
@@ -198,7 +211,7 @@ class Executor {
   std::map<Stream*, std::deque<Task>> queues_;
   std::map<int, DeviceFault> faults_;
   uint64_t order_ = 0;
-  int waiters_ = 0;
+  std::vector<const std::function<bool()>*> waiting_;  // the conditions host threads wait for
   std::thread worker_;
 };
 

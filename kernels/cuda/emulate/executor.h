@@ -7,7 +7,9 @@
 //  - cudaStreamWaitEvent makes a stream wait for the event's recorded point.
 // Work starts when a host thread waits for it, or after Config::lag_ms: a
 // program that reads a result without synchronising reads stale data here
-// too. A task that throws records a fault on its device, reported once by the
+// too. Of the tasks whose prerequisites are done, the oldest runs first, or
+// the newest under Config::newest_first, which reorders work of different
+// streams wherever nothing orders it (so that a missing event wait fails). A task that throws records a fault on its device, reported once by the
 // next synchronising call (or cudaGetLastError).
 #pragma once
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +22,17 @@ namespace {
 
 constexpr size_t kSharedPerBlock = 48 << 10;
 constexpr size_t kSharedPerBlockOptin = 227 << 10;  // an H200 (sm_90)
+constexpr size_t kSharedPerBlockDefault = 48 << 10;  // without cudaFuncAttributeMaxDynamicSharedMemorySize
+
+// The dynamic shared memory each kernel opted in to (cudaFuncSetAttribute).
+struct SharedOptins {
+  std::mutex mutex;
+  std::map<const void*, size_t> bytes;
+};
+SharedOptins& shared_optins() {
+  static auto* o = new SharedOptins();  // leaked: read by launches until exit
+  return *o;
+}
 
 int env_int(const char* name, int fallback, int low, int high) {
   const char* v = std::getenv(name);
@@ -29,6 +41,11 @@ int env_int(const char* name, int fallback, int low, int high) {
   const long n = std::strtol(v, &end, 10);
   if (*end != '\0' || n < low || n > high) return fallback;
   return static_cast<int>(n);
+}
+
+bool schedule_is_newest() {
+  const char* v = std::getenv("EMBER_CUDA_EMULATE_SCHEDULE");
+  return v && std::strcmp(v, "newest") == 0;
 }
 
 struct LaunchLog {
@@ -115,12 +132,12 @@ cudaError_t queue_copy(void* dst, const void* src, size_t n, Stream* s) {
 const Config& config() {
   static const Config c{env_int("EMBER_CUDA_EMULATE_DEVICES", 2, 1, 16), env_int("EMBER_CUDA_EMULATE_SMS", 1, 1, 1024),
                         static_cast<size_t>(env_int("EMBER_CUDA_EMULATE_MEMORY_MB", 8192, 1, 1 << 20)) << 20,
-                        env_int("EMBER_CUDA_EMULATE_LAG_MS", 2, 0, 10000)};
+                        env_int("EMBER_CUDA_EMULATE_LAG_MS", 2, 0, 10000), schedule_is_newest()};
   return c;
 }
 
-void launch(const char* kernel_name, dim3 grid, dim3 block, size_t dynamic_shared_bytes, cudaStream_t stream,
-            std::function<void()> thread_body) {
+void launch(const void* kernel, const char* kernel_name, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+            cudaStream_t stream, std::function<void()> thread_body) {
   const uint64_t threads = static_cast<uint64_t>(block.x) * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
       threads > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 ||
@@ -128,9 +145,14 @@ void launch(const char* kernel_name, dim3 grid, dim3 block, size_t dynamic_share
     fail(cudaErrorInvalidConfiguration);
     return;
   }
-  if (dynamic_shared_bytes > kSharedPerBlockOptin) {
-    fail(cudaErrorInvalidValue);
-    return;
+  if (dynamic_shared_bytes > kSharedPerBlockDefault) {
+    SharedOptins& o = shared_optins();
+    std::lock_guard<std::mutex> lock(o.mutex);
+    const auto it = o.bytes.find(kernel);
+    if (it == o.bytes.end() || dynamic_shared_bytes > it->second) {
+      fail(cudaErrorInvalidValue);
+      return;
+    }
   }
   if (stream && (!is_live(stream) || stream->device != t_device)) {
     fail(cudaErrorInvalidResourceHandle);  // a stream of another device, or one destroyed
@@ -433,5 +455,16 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   if (!start->timing || !end->timing || !start->stream || !end->stream) return fail(cudaErrorInvalidResourceHandle);
   if (!event_done(start) || !event_done(end)) return fail(cudaErrorNotReady);
   *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  if (!func || attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 ||
+      static_cast<size_t>(value) > kSharedPerBlockOptin) {
+    return fail(cudaErrorInvalidValue);
+  }
+  SharedOptins& o = shared_optins();
+  std::lock_guard<std::mutex> lock(o.mutex);
+  o.bytes[func] = static_cast<size_t>(value);
   return cudaSuccess;
 }

@@ -134,14 +134,22 @@ cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 
+// More than 48 KiB of dynamic shared memory needs this opt-in per kernel, as on a GPU.
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value);
+template <class T>
+cudaError_t cudaFuncSetAttribute(T* entry, cudaFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute(reinterpret_cast<const void*>(entry), attr, value);
+}
+
 namespace ember::cuda::emulate {
 
-// Queues a kernel launch: `thread_body` runs once per thread of a `grid` of
-// `block`s, with the builtins (threadIdx, ...) of that thread. Configuration
+// Queues a launch of `kernel`: `thread_body` runs once per thread of a `grid`
+// of `block`s, with the builtins (threadIdx, ...) of that thread. Configuration
 // errors are reported by cudaGetLastError at once; faults while the kernel
 // runs surface at the next synchronising call, as on a GPU.
-void launch(const char* kernel_name, dim3 grid, dim3 block, size_t dynamic_shared_bytes, cudaStream_t stream,
-            std::function<void()> thread_body);
+void launch(const void* kernel, const char* kernel_name, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+            cudaStream_t stream, std::function<void()> thread_body);
 
 // The last kernel launches queued (at most 64, oldest first), for tests and
 // for readers who want to see what an op launched.
