@@ -1,5 +1,6 @@
 // Trainer (<ember/trainer.h>): the loop, evaluation, checkpoints and resume.
 // See Note [Trainer steps and resume].
+#include <algorithm>
 #include <chrono>
 
 #include "ember/amp.h"
@@ -195,6 +196,20 @@ void Trainer::save_checkpoint(const std::string& path) const { save_training_che
 
 void Trainer::resume(const std::string& path) {
   const TrainingCheckpoint checkpoint = load_training_checkpoint(path);
+  // The counters must describe this run: `step` optimiser steps make `epoch`
+  // whole epochs and at most one partial one (the checksum guards against
+  // damage, not against a file written by hand or by another program).
+  const auto batches = static_cast<int64_t>(train_loader_->size());
+  const int64_t per_epoch = std::max<int64_t>(1, (batches + options_.accumulate_grad_batches - 1) /
+                                                     options_.accumulate_grad_batches);
+  int64_t first = 0, last = 0;
+  EMBER_CHECK(checkpoint.epoch >= 0 && checkpoint.step >= 0 &&
+                  !__builtin_mul_overflow(checkpoint.epoch, per_epoch, &first) &&
+                  !__builtin_add_overflow(first, per_epoch, &last) && checkpoint.step >= first &&
+                  checkpoint.step <= last,
+              "Trainer: cannot resume from ", path, ": its counters (epoch ", checkpoint.epoch, ", step ",
+              checkpoint.step, ") do not fit this run's ", per_epoch,
+              " optimiser steps per epoch (same data, batch size and accumulate_grad_batches as the saved run?)");
   auto part = [&](const char* name) -> const TensorDict& {
     auto it = checkpoint.states.find(name);
     EMBER_CHECK(it != checkpoint.states.end(), "Trainer: cannot resume from ", path, ": it has no '", name,

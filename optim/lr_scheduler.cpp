@@ -71,8 +71,8 @@ void LRScheduler::load_state_dict(const TensorDict& dict) {
   const size_t groups = base_lrs_.size();
   std::vector<double> base_lrs = read_numbers_entry(dict, "base_lrs", groups, who);
   std::vector<double> last_lr = read_numbers_entry(dict, "last_lr", groups, who);
-  const int64_t last_epoch = read_int_entry(dict, "last_epoch", who);
-  const int64_t step_count = read_int_entry(dict, "step_count", who);
+  const int64_t last_epoch = read_int_entry(dict, "last_epoch", who, -1);
+  const int64_t step_count = read_int_entry(dict, "step_count", who, 0);
   base_lrs_ = std::move(base_lrs);
   last_lr_ = std::move(last_lr);
   last_epoch_ = last_epoch;

@@ -80,10 +80,10 @@ void ReduceLROnPlateau::load_state_dict(const TensorDict& dict) {
   const std::string who = "ReduceLROnPlateau::load_state_dict";
   check_kind(dict, "ReduceLROnPlateau", who);
   std::vector<double> last_lr = read_numbers_entry(dict, "last_lr", min_lrs_.size(), who);
-  const int64_t last_epoch = read_int_entry(dict, "last_epoch", who);
+  const int64_t last_epoch = read_int_entry(dict, "last_epoch", who, 0);
   const double best = read_number_entry(dict, "best", who);
-  const int64_t num_bad_epochs = read_int_entry(dict, "num_bad_epochs", who);
-  const int64_t cooldown_counter = read_int_entry(dict, "cooldown_counter", who);
+  const int64_t num_bad_epochs = read_int_entry(dict, "num_bad_epochs", who, 0);
+  const int64_t cooldown_counter = read_int_entry(dict, "cooldown_counter", who, 0);
   last_lr_ = std::move(last_lr);
   last_epoch_ = last_epoch;
   best_ = best;

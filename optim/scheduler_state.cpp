@@ -1,6 +1,7 @@
 #include "optim/scheduler_state.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ember/error.h"
 #include "ember/ops.h"
@@ -35,18 +36,23 @@ void check_kind(const TensorDict& dict, const std::string& name, const std::stri
   EMBER_CHECK(found == name, who, ": the state dict is of ", found, ", expected ", name);
 }
 
-int64_t read_int_entry(const TensorDict& dict, const std::string& key, const std::string& who) {
+int64_t read_int_entry(const TensorDict& dict, const std::string& key, const std::string& who, int64_t min_value) {
   const Tensor& t = find_entry(dict, key, who);
   EMBER_CHECK(t.dim() == 0 && !t.is_floating_point(), who, ": '", key, "' must be a 0-d integer tensor, got ",
               t.dtype(), " ", t.sizes());
-  return t.item<int64_t>();
+  const int64_t value = t.item<int64_t>();
+  EMBER_CHECK(value >= min_value, who, ": '", key, "' is ", value, ", expected at least ", min_value,
+              " (a damaged state dict?)");
+  return value;
 }
 
 double read_number_entry(const TensorDict& dict, const std::string& key, const std::string& who) {
   const Tensor& t = find_entry(dict, key, who);
   EMBER_CHECK(t.dim() == 0 && t.is_floating_point(), who, ": '", key, "' must be a 0-d floating tensor, got ",
               t.dtype(), " ", t.sizes());
-  return t.item<double>();
+  const double value = t.item<double>();
+  EMBER_CHECK(!std::isnan(value), who, ": '", key, "' is NaN (a damaged state dict?)");
+  return value;
 }
 
 std::vector<double> read_numbers_entry(const TensorDict& dict, const std::string& key, size_t count,
@@ -58,7 +64,12 @@ std::vector<double> read_numbers_entry(const TensorDict& dict, const std::string
               " values, but the optimiser has ", count, " parameter groups");
   const Tensor c = t.to(kFloat64).contiguous();
   const double* p = c.data_ptr<double>();
-  return std::vector<double>(p, p + c.numel());
+  std::vector<double> values(p, p + c.numel());
+  for (size_t i = 0; i < values.size(); ++i) {
+    EMBER_CHECK(std::isfinite(values[i]) && values[i] >= 0, who, ": '", key, "' holds ", values[i], " at index ", i,
+                "; learning rates must be finite and >= 0 (a damaged state dict?)");
+  }
+  return values;
 }
 
 }  // namespace ember::optim

@@ -171,6 +171,7 @@ void Optimizer::load_state_dict(const TensorDict& dict) {
       const std::string key = "state." + std::to_string(id) + "." + name;
       if (name == "step" && counts_steps_) {
         s.step = read_int(value, who, key);
+        EMBER_CHECK(s.step >= 0, who, ": '", key, "' is ", s.step, ", expected a step count >= 0 (a damaged state dict?)");
         continue;
       }
       EMBER_CHECK(std::find(buffer_names_.begin(), buffer_names_.end(), name) != buffer_names_.end(), who, ": '", key,
@@ -178,6 +179,8 @@ void Optimizer::load_state_dict(const TensorDict& dict) {
       EMBER_CHECK(value.sizes() == p.sizes(), who, ": '", key, "' has shape ", value.sizes(), ", but parameter ", id,
                   " has shape ", p.sizes());
       EMBER_CHECK(value.is_floating_point(), who, ": '", key, "' is ", value.dtype(), ", expected a floating dtype");
+      EMBER_CHECK(!value.isnan().logical_or(value.isinf()).any().item<bool>(), who, ": '", key,
+                  "' holds NaN or infinite values (a damaged state dict, or saved from a diverged run)");
       Tensor copy = empty(p.sizes(), p.options());
       copy.copy_(value);
       s.buffers[name] = copy;

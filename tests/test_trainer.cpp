@@ -1,6 +1,8 @@
 // The Trainer (<ember/trainer.h>): resume, accumulation, callbacks, early
 // stopping, the metrics files.
+#include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -123,6 +125,40 @@ TEST(Trainer, ResumeNeedsEveryPart) {
   options.resume_from = ckpt;
   Trainer trainer(options);
   EXPECT_EMBER_ERROR(trainer.fit(model, opt, nullptr, loader, nullptr), "cannot resume", "'optimizer'");
+}
+
+// A checkpoint with a valid checksum but damaged contents (rewritten by a
+// program, say) is refused, naming the value, instead of training on.
+TEST(Trainer, ResumeRefusesCountersAndStatesThatCannotBeRight) {
+  TempDir dir("resume_damaged");
+  const std::string good = (dir.path / "good.ckpt").string(), bad = (dir.path / "bad.ckpt").string();
+  train_tiny(2, "", good);
+  const auto damaged = [&](const std::function<void(TrainingCheckpoint&)>& damage) {
+    TrainingCheckpoint c = load_training_checkpoint(good);
+    damage(c);
+    save_training_checkpoint(c, bad);  // with a fresh checksum
+    return bad;
+  };
+  EXPECT_EMBER_ERROR(train_tiny(4, damaged([](TrainingCheckpoint& c) { c.epoch = -5; }), ""), "epoch -5",
+                     "do not fit");
+  EXPECT_EMBER_ERROR(train_tiny(4, damaged([](TrainingCheckpoint& c) { c.step = 1000; }), ""), "step 1000",
+                     "8 optimiser steps per epoch");
+  EXPECT_EMBER_ERROR(train_tiny(4, damaged([](TrainingCheckpoint& c) {
+                                  c.states["scheduler"]["last_lr"] = full({1}, NAN, kFloat64);
+                                }),
+                                ""),
+                     "last_lr", "finite");
+  EXPECT_EMBER_ERROR(train_tiny(4, damaged([](TrainingCheckpoint& c) {
+                                  c.states["scheduler"]["last_epoch"] = scalar_tensor(-7, kInt64);
+                                }),
+                                ""),
+                     "last_epoch", "-7");
+  EXPECT_EMBER_ERROR(train_tiny(4, damaged([](TrainingCheckpoint& c) {
+                                  Tensor& avg = c.states["optimizer"]["state.0.exp_avg_sq"];
+                                  avg = full(avg.sizes(), NAN, kFloat32);
+                                }),
+                                ""),
+                     "state.0.exp_avg_sq", "NaN");
 }
 
 // Final weights of a linear model after one epoch of SGD over 16 samples.

@@ -199,6 +199,12 @@ int train(const TrainCommand& command) {
               << " (continue with: ember train --resume " << last << ")\n";
     return 130;
   }
+  if (result.history.empty() && !result.stopped) {
+    std::cout << "nothing to train: " << resume_path << " has completed " << trainer.epochs_completed() << " of "
+              << config.epochs << " epochs (to train further, resume with --set epochs=N, N > "
+              << trainer.epochs_completed() << ")\n";
+    return 0;
+  }
   if (!result.history.empty()) {
     std::cout << "done: test accuracy " << result.history.back().get("test_acc");
     if (checkpoints->best()) std::cout << " (best " << *checkpoints->best() << ")";
