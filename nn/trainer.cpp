@@ -95,7 +95,7 @@ FitResult Trainer::fit(const TrainableModel& model, optim::Optimizer& optimizer,
     metrics.epoch = epoch;
     metrics.train = train_epoch(model, epoch, complete);
     if (!complete) break;  // stopped inside the epoch: it does not count
-    metrics.lr = current_lr();
+    metrics.lr = last_step_lr_;  // not current_lr(): a per-step schedule has already moved on (to 0 at its end)
     if (scheduler != nullptr && options_.scheduler_interval == SchedulerInterval::kEpoch) scheduler->step();
     if (eval_loader != nullptr) metrics.test = evaluate(model, *eval_loader);
     metrics.seconds = seconds_since(start);
@@ -157,6 +157,7 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
 
 void Trainer::optimizer_step() {
   if (options_.clip_grad_norm) nn::clip_grad_norm_(optimizer_->parameters(), *options_.clip_grad_norm);
+  last_step_lr_ = current_lr();
   optimizer_->step();
   optimizer_->zero_grad(options_.zero_grad_set_to_none);
   ++step_;

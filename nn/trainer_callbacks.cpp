@@ -9,6 +9,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "ember/error.h"
 #include "ember/trainer.h"
 
@@ -127,13 +129,15 @@ void LearningRateMonitor::on_batch_end(Trainer& trainer, const BatchProgress& pr
 
 // ---- ProgressLogger ----
 
-ProgressLogger::ProgressLogger(std::ostream& out, int64_t every_n_batches) : out_(out), every_(every_n_batches) {
+ProgressLogger::ProgressLogger(std::ostream& out, int64_t every_n_batches, bool terminal)
+    : out_(out), every_(every_n_batches), terminal_(terminal) {
   EMBER_CHECK(every_ >= 1, "ProgressLogger: every_n_batches must be >= 1, got ", every_);
 }
 
-ProgressLogger::ProgressLogger() : ProgressLogger(std::cout) {}
+ProgressLogger::ProgressLogger() : ProgressLogger(std::cout, 20, ::isatty(STDOUT_FILENO) == 1) {}
 
 void ProgressLogger::on_batch_end(Trainer& trainer, const BatchProgress& p) {
+  if (!terminal_) return;
   if (p.batch % every_ != 0 && p.batch != p.batches_per_epoch) return;
   const double per_batch = p.seconds / static_cast<double>(p.batch);
   const int64_t epochs_left = trainer.options().epochs - p.epoch;
@@ -151,15 +155,16 @@ void ProgressLogger::on_batch_end(Trainer& trainer, const BatchProgress& p) {
 
 void ProgressLogger::on_epoch_end(Trainer& trainer, const EpochMetrics& m) {
   char line[256];
-  int n = std::snprintf(line, sizeof line, "\repoch %lld/%lld  train loss %.4f acc %.4f",
+  int n = std::snprintf(line, sizeof line, "%sepoch %lld/%lld  train loss %.4f acc %.4f", terminal_ ? "\r" : "",
                         static_cast<long long>(m.epoch), static_cast<long long>(trainer.options().epochs),
                         m.train.loss, m.train.accuracy);
   if (m.test) {
     n += std::snprintf(line + n, sizeof line - static_cast<size_t>(n), "  test loss %.4f acc %.4f", m.test->loss,
                        m.test->accuracy);
   }
-  std::snprintf(line + n, sizeof line - static_cast<size_t>(n), "  lr %.3g  %.1fs (data wait %.1fs)%20s", m.lr,
-                m.seconds, m.data_wait_seconds, "");
+  // On a terminal, trailing blanks wipe the rest of the longer progress line.
+  std::snprintf(line + n, sizeof line - static_cast<size_t>(n), "  lr %.3g  %.1fs (data wait %.1fs)%s", m.lr,
+                m.seconds, m.data_wait_seconds, terminal_ ? "                    " : "");
   out_ << line << "\n" << std::flush;
 }
 

@@ -14,7 +14,8 @@ namespace ember {
 namespace {
 
 constexpr double kPanelWidth = 380, kPanelHeight = 260;
-constexpr double kLeft = 56, kRight = 16, kTop = 34, kBottom = 40;  // margins inside a panel
+constexpr double kLeft = 56, kRight = 16, kTop = 40, kBottom = 40;  // margins inside a panel
+constexpr double kLegendEntryWidth = 60;  // the legend sits above the frame, right-aligned, off the data
 constexpr const char* kTrainColour = "#1f77b4";
 constexpr const char* kTestColour = "#ff7f0e";
 
@@ -24,9 +25,23 @@ struct Series {
   std::vector<std::pair<double, double>> points;  // (epoch, value)
 };
 
-std::string number(double v) {
+// Tick marks at round values: multiples of 1, 2 or 5 times a power of ten,
+// about `target` of them across [lo, hi] (lo < hi).
+struct Ticks {
+  double first, step;
+  int decimals;  // enough to tell neighbouring ticks apart, no more
+};
+Ticks round_ticks(double lo, double hi, int target) {
+  const double raw = (hi - lo) / target;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double norm = raw / magnitude;
+  const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
+  return {std::ceil(lo / step) * step, step, std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)))};
+}
+
+std::string number(double v, int decimals) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
+  std::snprintf(text, sizeof text, "%.*f", decimals, v == 0 ? 0.0 : v);  // no "-0.0"
   return text;
 }
 
@@ -49,14 +64,14 @@ void draw_panel(std::ostringstream& svg, double x0, const std::string& title, co
   auto px = [&](double x) { return x0 + kLeft + (x - x_min) / (x_max - x_min) * w; };
   auto py = [&](double y) { return kTop + (y_max - y) / (y_max - y_min) * h; };
 
-  svg << "<text x='" << x0 + kPanelWidth / 2 << "' y='20' text-anchor='middle' font-weight='bold'>" << title
+  svg << "<text x='" << x0 + kPanelWidth / 2 << "' y='18' text-anchor='middle' font-weight='bold'>" << title
       << "</text>\n";
   svg << "<rect x='" << x0 + kLeft << "' y='" << kTop << "' width='" << w << "' height='" << h
       << "' fill='none' stroke='#888'/>\n";
-  for (int i = 0; i <= 4; ++i) {  // y ticks
-    const double y = y_min + (y_max - y_min) * i / 4;
+  const Ticks ticks = round_ticks(y_min, y_max, 5);
+  for (double y = ticks.first; y <= y_max + ticks.step * 1e-9; y += ticks.step) {  // y ticks
     svg << "<text x='" << x0 + kLeft - 4 << "' y='" << py(y) + 4 << "' text-anchor='end' font-size='11'>"
-        << number(y) << "</text>\n";
+        << number(y, ticks.decimals) << "</text>\n";
     svg << "<line x1='" << x0 + kLeft << "' x2='" << x0 + kLeft + w << "' y1='" << py(y) << "' y2='" << py(y)
         << "' stroke='#eee'/>\n";
   }
@@ -69,7 +84,9 @@ void draw_panel(std::ostringstream& svg, double x0, const std::string& title, co
   svg << "<text x='" << x0 + kLeft + w / 2 << "' y='" << kPanelHeight - 6
       << "' text-anchor='middle' font-size='12'>epoch</text>\n";
 
-  double legend_y = kTop + 14;
+  int shown = 0;
+  for (const Series& s : series) shown += !s.points.empty();
+  double legend_x = x0 + kLeft + w - kLegendEntryWidth * (shown - 1);
   for (const Series& s : series) {
     if (s.points.empty()) continue;
     svg << "<polyline fill='none' stroke='" << s.colour << "' stroke-width='2' points='";
@@ -78,9 +95,11 @@ void draw_panel(std::ostringstream& svg, double x0, const std::string& title, co
     for (auto [x, y] : s.points) {
       svg << "<circle cx='" << px(x) << "' cy='" << py(y) << "' r='3' fill='" << s.colour << "'/>\n";
     }
-    svg << "<text x='" << x0 + kLeft + w - 6 << "' y='" << legend_y << "' text-anchor='end' font-size='12' fill='"
-        << s.colour << "'>" << s.name << "</text>\n";
-    legend_y += 16;
+    svg << "<line x1='" << legend_x - 52 << "' x2='" << legend_x - 38 << "' y1='" << kTop - 10 << "' y2='"
+        << kTop - 10 << "' stroke='" << s.colour << "' stroke-width='2'/>\n";
+    svg << "<text x='" << legend_x << "' y='" << kTop - 6 << "' text-anchor='end' font-size='12' fill='" << s.colour
+        << "'>" << s.name << "</text>\n";
+    legend_x += kLegendEntryWidth;
   }
 }
 

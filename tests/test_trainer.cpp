@@ -1,5 +1,6 @@
 // The Trainer (<ember/trainer.h>): resume, accumulation, callbacks, early
 // stopping, the metrics files.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -280,6 +281,55 @@ TEST(Trainer, EvaluateAndMetricsFiles) {
   EXPECT_NE(svg.str().find("accuracy"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir.path / "best.ckpt"));
   EXPECT_EQ(load_training_checkpoint((dir.path / "last.ckpt").string()).epoch, 3);
+}
+
+// The curves' y ticks sit at round values (steps of 1, 2 or 5 times a power
+// of ten, printed with just enough decimals) and the legend above the frame.
+TEST(Trainer, CurvesHaveRoundTicksAndTheLegendOffTheData) {
+  std::vector<EpochMetrics> history(3);
+  const double losses[] = {0.4732, 0.4197, 0.3901}, accs[] = {0.8113, 0.8472, 0.8730};
+  for (int i = 0; i < 3; ++i) {
+    history[i].epoch = i + 1;
+    history[i].train = {losses[i], accs[i], 64};
+    history[i].test = EvalResult{losses[i] + 0.01, accs[i] - 0.01, 64};
+  }
+  const std::string svg = training_curves_svg(history);
+  const std::string tick = "text-anchor='end' font-size='11'>";
+  std::vector<std::string> labels;
+  for (size_t at = svg.find(tick); at != std::string::npos; at = svg.find(tick, at + 1)) {
+    const size_t begin = at + tick.size();
+    labels.push_back(svg.substr(begin, svg.find('<', begin) - begin));
+  }
+  ASSERT_GE(labels.size(), 6u);  // both panels
+  for (const std::string& label : labels) {
+    EXPECT_LE(label.size(), 4u) << label;  // "0.42", not "0.4197"
+    const double v = std::stod(label) * 100;
+    EXPECT_NEAR(v, std::round(v), 1e-9) << label;
+  }
+  EXPECT_NE(svg.find("y='34' text-anchor='end' font-size='12' fill='#1f77b4'>train"), std::string::npos);
+}
+
+TEST(Trainer, ProgressWritesPlainLinesUnlessOnATerminal) {
+  for (bool terminal : {false, true}) {
+    std::ostringstream out;
+    manual_seed(0);
+    nn::Sequential model = tiny_mlp();
+    optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
+    optim::CosineAnnealingLR sched(opt, 16);
+    data::DataLoader loader(synthetic_data(), {.batch_size = 8});
+    TrainerOptions options;
+    options.epochs = 2;
+    options.scheduler_interval = SchedulerInterval::kStep;
+    options.callbacks = {std::make_shared<ProgressLogger>(out, 2, terminal)};
+    Trainer trainer(options);
+    trainer.fit(model, opt, &sched, loader, nullptr);
+    const std::string text = out.str();
+    EXPECT_EQ(text.find('\r') != std::string::npos, terminal) << text;
+    if (!terminal) {
+      EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;  // one line per epoch
+      EXPECT_EQ(text.find("lr 0 "), std::string::npos) << text;  // the last step's lr, not the schedule's end
+    }
+  }
 }
 
 TEST(Trainer, StopInsideAnEpochLeavesItIncomplete) {

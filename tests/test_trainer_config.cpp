@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ember/training_checkpoint.h"
 #include "ember/version.h"
 #include "tests/test_util.h"
 
@@ -163,6 +164,18 @@ TEST_F(TrainConfigTest, CommandLineMistakesAreNamed) {
   const CommandResult config_device = run(tool_.string() + " train --dry-run --config /dev/zero");
   EXPECT_EQ(config_device.status, 1);
   EXPECT_OUTPUT_HAS(config_device, "not a regular file");
+}
+
+TEST_F(TrainConfigTest, InspectIndentsAMultiLineConfig) {
+  ember::TrainingCheckpoint ckpt;
+  ckpt.states["model"]["w"] = ember::ones({2});
+  ckpt.info["config"] = "model:\n  name: mlp\nepochs: 3\n";
+  ckpt.info["seed"] = "0";
+  const std::string path = (dir_ / "x.ckpt").string();
+  ember::save_training_checkpoint(ckpt, path);
+  const CommandResult r = run(tool_.string() + " inspect checkpoint " + path);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_OUTPUT_HAS(r, "    config:\n      model:\n        name: mlp\n      epochs: 3\n    seed: 0\n");
 }
 
 TEST_F(TrainConfigTest, AnOutputThatCannotBeAFolderFailsBeforeTraining) {

@@ -80,7 +80,7 @@ struct EpochMetrics {
   int64_t epoch = 0;
   EvalResult train;
   std::optional<EvalResult> test;  // when fit() was given an eval loader
-  double lr = 0;                   // the first group's lr at the end of the epoch
+  double lr = 0;                   // the first group's lr in the epoch's last optimiser step
   double seconds = 0;
   double data_wait_seconds = 0;    // time the loop waited for training batches
 
@@ -183,6 +183,7 @@ class Trainer {
   std::atomic<bool> stop_requested_{false};
   int64_t epochs_completed_ = 0;
   int64_t step_ = 0;
+  double last_step_lr_ = 0;  // the first group's lr in the latest optimiser step
   // Set for the duration of fit() (kept after it, for make_checkpoint).
   std::shared_ptr<nn::Module> module_;
   optim::Optimizer* optimizer_ = nullptr;
@@ -234,18 +235,22 @@ class LearningRateMonitor : public Callback {
   std::vector<std::pair<int64_t, double>> history_;
 };
 
-// A progress line rewritten in place (loss, accuracy, samples/s, ETA, time
-// waiting for data) and one summary line per epoch, on `out`.
+// One summary line per epoch on `out`; on a terminal also a progress line
+// rewritten in place every `every_n_batches` batches (loss, accuracy,
+// samples/s, ETA, time waiting for data). A file or pipe gets plain lines
+// only: no carriage returns.
 class ProgressLogger : public Callback {
  public:
-  explicit ProgressLogger(std::ostream& out, int64_t every_n_batches = 20);
-  ProgressLogger();  // std::cout
+  // `terminal`: whether `out` is a terminal (the in-place line is drawn only there).
+  explicit ProgressLogger(std::ostream& out, int64_t every_n_batches = 20, bool terminal = false);
+  ProgressLogger();  // std::cout, a terminal when stdout is one
   void on_batch_end(Trainer& trainer, const BatchProgress& progress) override;
   void on_epoch_end(Trainer& trainer, const EpochMetrics& metrics) override;
 
  private:
   std::ostream& out_;
   int64_t every_;
+  bool terminal_;
 };
 
 // Appends each epoch to `dir`/metrics.csv (epoch, train_loss, train_acc,

@@ -49,7 +49,15 @@ int inspect_checkpoint(const std::string& path) {
             << "  generator: seed " << ckpt.rng_seed << ", offset " << ckpt.rng_offset << "\n";
   if (!ckpt.info.empty()) {
     std::cout << "  how it was made:\n";
-    for (const auto& [key, value] : ckpt.info) std::cout << "    " << key << ": " << value << "\n";
+    for (const auto& [key, value] : ckpt.info) {
+      if (value.find('\n') == std::string::npos) {
+        std::cout << "    " << key << ": " << value << "\n";
+        continue;
+      }
+      std::cout << "    " << key << ":\n";  // a multi-line value (the run's config) as an indented block
+      std::istringstream lines(value);
+      for (std::string line; std::getline(lines, line);) std::cout << "      " << line << "\n";
+    }
   }
   for (const auto& [part, tensors] : ckpt.states) {
     std::cout << "  " << part << ":\n";
