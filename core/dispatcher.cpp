@@ -75,16 +75,17 @@ OpEntry::OpEntry(OpSchema schema, DTypeRule rule, size_t num_cpp_args) : schema_
   EMBER_CHECK(schema_.args.size() == num_cpp_args, "op ", schema_.name, ": schema has ", schema_.args.size(),
               " arguments but the C++ signature has ", num_cpp_args);
   for (size_t i = 0; i < schema_.args.size() && i < 64; ++i) {
-    const std::string& type = schema_.args[i].type;  // "Tensor" or "Tensor(a!)"; not "Tensor?" nor "Tensor[]"
-    if (type == "Tensor" || type.rfind("Tensor(", 0) == 0) required_tensors_ |= uint64_t{1} << i;
+    const std::string& type = schema_.args[i].type;  // "Tensor", "Tensor(a!)" or "Tensor[]"; not "Tensor?"
+    if (type == "Tensor" || type == "Tensor[]" || type.rfind("Tensor(", 0) == 0) required_tensors_ |= uint64_t{1} << i;
   }
 }
 
 void OpEntry::fail_undefined(uint64_t undefined) const {
   const uint64_t bad = undefined & required_tensors_;
   const int i = __builtin_ctzll(bad);
-  EMBER_FAIL(name(), ": argument '", schema_.args[static_cast<size_t>(i)].name,
-             "' is an undefined tensor (a default-constructed Tensor, or x.grad() before backward)");
+  const SchemaArg& arg = schema_.args[static_cast<size_t>(i)];
+  EMBER_FAIL(name(), ": argument '", arg.name, arg.type == "Tensor[]" ? "' holds" : "' is",
+             " an undefined tensor (a default-constructed Tensor, or x.grad() before backward)");
 }
 
 void OpEntry::set_layer_kernel(DispatchKey k, KernelSlot s) {

@@ -170,7 +170,7 @@ struct ArgScan {
   ResultTypeState types;
   DType first_dtype = DType::Float32;
   bool has_first = false;
-  uint64_t undefined = 0;  // bit i: argument i is an undefined Tensor
+  uint64_t undefined = 0;  // bit i: argument i is an undefined Tensor (or a list holding one)
 
   // Argument `pos` of a typed call.
   void add(const Tensor& t, size_t pos) {
@@ -179,6 +179,12 @@ struct ArgScan {
       return;
     }
     add(t);
+  }
+  void add(const TensorList& list, size_t pos) {
+    for (const Tensor& t : list) {
+      if (__builtin_expect(!t.defined(), 0)) undefined |= uint64_t{1} << pos;
+      else add(t);
+    }
   }
   template <class T>
   void add(const T& v, size_t) {

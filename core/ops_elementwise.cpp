@@ -2,6 +2,7 @@
 // part in type promotion as PyTorch's Python numbers do), then the op is
 // dispatched.
 #include "core/op_decls.h"
+#include "core/scalar_convert.h"
 #include "core/tensor_util.h"
 #include "ember/ops.h"
 
@@ -55,8 +56,16 @@ Tensor logical_or(const Tensor& a, const Tensor& b) { return op::logical_or.call
 Tensor logical_xor(const Tensor& a, const Tensor& b) { return op::logical_xor.call(a, b); }
 Tensor logical_not(const Tensor& a) { return op::logical_not.call(a); }
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return op::where.call(c, a, b); }
-Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) { return op::where.call(c, a, wrap_scalar(b)); }
-Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) { return op::where.call(c, wrap_scalar(a), b); }
+// The scalar becomes an element of the result, so it must fit the result's
+// dtype (Note [Scalar to dtype conversion]), as PyTorch checks.
+Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) {
+  if (a.defined()) check_scalar_fits(b, result_type(a, b), "where");
+  return op::where.call(c, a, wrap_scalar(b));
+}
+Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) {
+  if (b.defined()) check_scalar_fits(a, result_type(b, a), "where");
+  return op::where.call(c, wrap_scalar(a), b);
+}
 Tensor masked_fill(const Tensor& t, const Tensor& mask, const Scalar& value) {
   return op::masked_fill.call(t, mask, value);
 }

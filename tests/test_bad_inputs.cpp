@@ -93,6 +93,12 @@ TEST(ScalarConversion, OpsTakingAFillValueCheckIt) {
   EXPECT_EMBER_ERROR(scatter(zeros({2}, kUInt8), 0, tensor({0}), 300), "scatter_value", "uint8");
   EXPECT_EMBER_ERROR(add(x, x, int64_t{1} << 40), "add", "int32");
   EXPECT_EMBER_ERROR(sub(x, x, int64_t{1} << 40), "sub", "int32");
+  // where's scalar becomes an element of the result: checked against its dtype, as in PyTorch.
+  const Tensor small = tensor({1, 2}, kUInt8);
+  EXPECT_EMBER_ERROR(where(mask, small, 300), "where", "300", "uint8");
+  EXPECT_EMBER_ERROR(where(mask, 300, small), "where", "300", "uint8");
+  EXPECT_EQ(values(where(mask, small, 200)), (std::vector<double>{1, 200}));
+  EXPECT_EQ(values(where(mask, small, 2.5)), (std::vector<double>{1, 2.5}));  // promotes to float32
   // A Scalar operand is not checked: integer arithmetic wraps, as in PyTorch (46, 47).
   EXPECT_EQ(values(tensor({2, 3}, kUInt8) + 300), (std::vector<double>{46, 47}));
 }
@@ -159,6 +165,12 @@ TEST(UndefinedTensor, OpsRaiseNamingTheArgument) {
   EXPECT_EMBER_ERROR(u.sum(), "undefined tensor");
   EXPECT_EMBER_ERROR(u.exp(), "undefined tensor");
   EXPECT_EMBER_ERROR(mul(x, u), "mul: argument 'other' is an undefined tensor");
+}
+
+TEST(UndefinedTensor, AnUndefinedElementOfAListRaises) {
+  const Tensor u, x = ones({2});
+  EXPECT_EMBER_ERROR(cat({x, u}), "cat: argument 'tensors' holds an undefined tensor");
+  EXPECT_EMBER_ERROR(stack({u, x}), "stack", "undefined");
 }
 
 TEST(UndefinedTensor, AutogradMethodsRaise) {
