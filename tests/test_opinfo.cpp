@@ -7,7 +7,7 @@
 //                               shape, dtype, values; errors for refused dtypes
 //                               and bad inputs; in place: self updated, returned,
 //                               version bumped; views share storage
-//   ThreadCountInvariance       1 and 2 threads give the same bits (large samples)
+//   ThreadCountInvariance       1, 2 and 3 threads give the same bits (large samples, every dtype)
 // A summary line at the end says how much was checked.
 #include <gtest/gtest.h>
 
@@ -201,37 +201,31 @@ TEST_P(OpInfoTest, MatchesReference) {
 
 TEST_P(OpInfoTest, ThreadCountInvariance) {
   const OpInfo& row = *GetParam();
-  std::vector<DType> dtypes;  // float32 (or the first dtype the op takes), and an integer dtype
-  for (DType t : row.dtypes) {
-    if (!row.rejects_dtype(t)) dtypes.push_back(t);
-  }
-  ASSERT_FALSE(dtypes.empty());
-  const bool has_f32 = std::find(dtypes.begin(), dtypes.end(), DType::Float32) != dtypes.end();
-  const DType first = has_f32 ? DType::Float32 : dtypes[0];
-  std::vector<DType> chosen = {first};
-  for (DType t : {DType::Int64, DType::Int32, DType::UInt8}) {
-    if (t != first && std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end()) {
-      chosen.push_back(t);
-      break;
-    }
-  }
   ThreadCount restore_threads;
-  for (DType t : chosen) {
-    // Two identical sets of samples: in-place ops write their inputs.
-    const std::vector<Sample> one = row.make_samples(t, SampleSize::Large);
-    const std::vector<Sample> two = row.make_samples(t, SampleSize::Large);
-    ASSERT_FALSE(one.empty());
-    for (size_t k = 0; k < one.size(); ++k) {
-      SCOPED_TRACE(row.name + "(" + std::string(dtype_name(t)) + ") sample '" + one[k].name + "'");
-      set_num_threads(1);
-      const TensorList a = run_sample(row, one[k]);
-      set_num_threads(2);
-      const TensorList b = run_sample(row, two[k]);
-      ASSERT_EQ(a.size(), b.size());
-      for (size_t j = 0; j < a.size(); ++j) EXPECT_TRUE(bitwise_equal(a[j], b[j])) << "output " << j;
-      ++counts().thread_cases;
+  bool any = false;
+  for (DType t : row.dtypes) {  // every dtype: float64/16 and bfloat16 kernels are separate code too
+    if (row.rejects_dtype(t)) continue;
+    any = true;
+    // A fresh, identical set of samples per run: in-place ops write their inputs.
+    const std::vector<Sample> reference_samples = row.make_samples(t, SampleSize::Large);
+    ASSERT_FALSE(reference_samples.empty());
+    set_num_threads(1);
+    std::vector<TensorList> one;
+    for (const Sample& s : reference_samples) one.push_back(run_sample(row, s));
+    for (int threads : {2, 3}) {
+      const std::vector<Sample> samples = row.make_samples(t, SampleSize::Large);
+      set_num_threads(threads);
+      for (size_t k = 0; k < samples.size(); ++k) {
+        SCOPED_TRACE(row.name + "(" + std::string(dtype_name(t)) + ") sample '" + samples[k].name + "', " +
+                     std::to_string(threads) + " threads vs 1");
+        const TensorList b = run_sample(row, samples[k]);
+        ASSERT_EQ(one[k].size(), b.size());
+        for (size_t j = 0; j < b.size(); ++j) EXPECT_TRUE(bitwise_equal(one[k][j], b[j])) << "output " << j;
+        ++counts().thread_cases;
+      }
     }
   }
+  EXPECT_TRUE(any) << row.name << " takes no dtype";
 }
 
 std::vector<const OpInfo*> rows() {
