@@ -14,6 +14,9 @@
 //   d/d w:  <ggx, J_x(w)^T gy> = <conv(ggx, w), gy>: the weight gradient of a
 //           convolution of ggx.
 // The same holds for transposed convolutions with conv read as convT.
+//
+// im2col and col2im (unfold and fold) are linear and each other's adjoint:
+// each one's derivative is the other, so every order is available.
 #include "autograd/formula.h"
 #include "core/op_decls_conv.h"
 #include "ember/ops.h"
@@ -89,9 +92,24 @@ TensorList convolution_backward_formula(const GradContext& ctx, const TensorList
   return out;
 }
 
+// im2col(self, kernel_size, dilation, padding, stride): its adjoint, col2im
+// back into the input's spatial size.
+TensorList im2col_formula(const GradContext& ctx, const TensorList& grads) {
+  const TensorMeta& in = ctx.meta(0);
+  const std::vector<int64_t> image = {in.sizes[in.sizes.size() - 2], in.sizes[in.sizes.size() - 1]};
+  return {reduce_to(op::col2im.call(grads[0], image, ctx.ints(1), ctx.ints(2), ctx.ints(3), ctx.ints(4)), in)};
+}
+
+// col2im(self, output_size, kernel_size, dilation, padding, stride): its adjoint, im2col.
+TensorList col2im_formula(const GradContext& ctx, const TensorList& grads) {
+  return {reduce_to(op::im2col.call(grads[0], ctx.ints(2), ctx.ints(3), ctx.ints(4), ctx.ints(5)), ctx.meta(0))};
+}
+
 }  // namespace
 
 void register_conv_formulas() {
+  register_formula(op::im2col.entry(), Formula{{}, false, &im2col_formula});
+  register_formula(op::col2im.entry(), Formula{{}, false, &col2im_formula});
   register_formula(op::convolution.entry(), {.save = {0, 1}, .backward = convolution_formula});
   register_formula(op::convolution_backward.entry(), {.save = {0, 1, 2}, .backward = convolution_backward_formula});
 }

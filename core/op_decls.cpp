@@ -19,6 +19,7 @@
 #include "core/op_decls_norm.h"
 #include "core/op_decls_optim.h"
 #include "core/op_decls_pooling.h"
+#include "core/op_decls_rnn.h"
 
 namespace ember::op {
 
@@ -43,6 +44,7 @@ EMBER_LOSS_OPS(EMBER_DEFINE_FIRST)
 EMBER_NORM_OPS(EMBER_DEFINE_FIRST)
 EMBER_OPTIM_OPS(EMBER_DEFINE_FIRST)
 EMBER_POOLING_OPS(EMBER_DEFINE_FIRST)
+EMBER_RNN_OPS(EMBER_DEFINE_FIRST)
 #undef EMBER_DEFINE_PROMOTE
 #undef EMBER_DEFINE_FIRST
 #undef EMBER_DEFINE_UNARY

@@ -1,4 +1,4 @@
-// ember::nn::functional conv1d, conv2d, conv_transpose2d (include/ember/nn/functional/conv.h):
+// ember::nn::functional conv1d, conv2d, conv3d, conv_transpose2d (include/ember/nn/functional/conv.h):
 // thin wrappers over the dispatched `convolution` op (core/op_decls_conv.h),
 // which checks the arguments and runs the kernels. What happens here is what
 // torch.nn.functional does before its op: unbatched inputs get a batch dim,
@@ -23,7 +23,7 @@ std::vector<int64_t> per_dim(const char* op, const char* name, IntArrayRef v, in
   return v.size() == 1 ? std::vector<int64_t>(static_cast<size_t>(spatial), v[0]) : v.vec();
 }
 
-// conv1d (spatial 1) and conv2d (spatial 2).
+// conv1d (spatial 1), conv2d (spatial 2) and conv3d (spatial 3).
 Tensor conv_nd(const char* op, int64_t spatial, const Tensor& input, const Tensor& weight,
                const std::optional<Tensor>& bias, IntArrayRef stride, const ConvPadding& padding, IntArrayRef dilation,
                int64_t groups) {
@@ -68,6 +68,11 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
               const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
   return conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              const ConvPadding& padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
 }
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,

@@ -38,11 +38,31 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   return op::adaptive_avg_pool2d.call(input, output_size);
 }
 
+Tensor max_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(op::max_pool3d_with_indices.call(input, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return op::max_pool3d_with_indices.call(input, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return op::avg_pool3d.call(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& input, IntArrayRef output_size) {
+  return op::adaptive_avg_pool3d.call(input, output_size);
+}
+
 Tensor pad(const Tensor& input, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
   if (mode == "constant") return op::constant_pad_nd.call(input, pad, Scalar(value.value_or(0.0)));
-  EMBER_CHECK(mode == "reflect" || mode == "replicate", "pad: unknown padding mode \"", mode,
-              "\"; expected \"constant\", \"reflect\" or \"replicate\"");
+  EMBER_CHECK(mode == "reflect" || mode == "replicate" || mode == "circular", "pad: unknown padding mode \"", mode,
+              "\"; expected \"constant\", \"reflect\", \"replicate\" or \"circular\"");
   EMBER_CHECK(!value || *value == 0, "pad: padding mode \"", mode, "\" takes no value, got ", *value);
+  if (mode == "circular") return op::circular_pad.call(input, pad);
   return mode == "reflect" ? op::reflection_pad.call(input, pad) : op::replication_pad.call(input, pad);
 }
 

@@ -1,6 +1,7 @@
-// Conv1d, Conv2d, ConvTranspose2d (include/ember/nn/modules/conv.h): parameters,
+// Conv1d, Conv2d, Conv3d, ConvTranspose2d (include/ember/nn/modules/conv.h): parameters,
 // PyTorch's default init, argument checks that name the layer, and the
-// non-zero padding modes (F::pad first, then a convolution without padding).
+// non-zero padding modes: reflect, replicate, circular (F::pad first, then a
+// convolution without padding).
 #include <cmath>
 #include <optional>
 #include <ostream>
@@ -73,8 +74,8 @@ ConvOptions<D> validated(ConvOptions<D> options) {
   const std::string layer = ConvOptions<D>::layer_name();
   check_channels(layer, options.in_channels(), options.out_channels(), options.groups());
   const std::string& mode = options.padding_mode();
-  EMBER_CHECK(mode == "zeros" || mode == "reflect" || mode == "replicate", layer,
-              ": padding_mode must be \"zeros\", \"reflect\" or \"replicate\", got \"", mode, "\"");
+  EMBER_CHECK(mode == "zeros" || mode == "reflect" || mode == "replicate" || mode == "circular", layer,
+              ": padding_mode must be \"zeros\", \"reflect\", \"replicate\" or \"circular\", got \"", mode, "\"");
   const F::ConvPadding& padding = options.padding();
   if (padding.is_mode()) {
     EMBER_CHECK(padding.mode() == "same" || padding.mode() == "valid", layer,
@@ -123,12 +124,14 @@ Tensor ConvNdImpl<D>::forward(const Tensor& input) {
   auto conv = [&](const Tensor& x, const F::ConvPadding& pad) {
     if constexpr (D == 1) {
       return F::conv1d(x, weight, optional_bias(bias), options.stride(), pad, options.dilation(), options.groups());
-    } else {
+    } else if constexpr (D == 2) {
       return F::conv2d(x, weight, optional_bias(bias), options.stride(), pad, options.dilation(), options.groups());
+    } else {
+      return F::conv3d(x, weight, optional_bias(bias), options.stride(), pad, options.dilation(), options.groups());
     }
   };
   if (options.padding_mode() == "zeros") return conv(input, padding);
-  // Reflect/replicate: pad explicitly, as F::pad wants it: (left, right) per dim, the last dim first.
+  // Reflect/replicate/circular: pad explicitly, as F::pad wants it: (left, right) per dim, the last dim first.
   const std::vector<int64_t> numbers =
       padding.is_mode() ? std::vector<int64_t>(D, 0) : detail::per_dim(name(), "padding", padding.values(), D);
   std::vector<int64_t> pads;
@@ -166,6 +169,7 @@ void ConvNdImpl<D>::pretty_print(std::ostream& os) const {
 
 template class ConvNdImpl<1>;
 template class ConvNdImpl<2>;
+template class ConvNdImpl<3>;
 
 ConvTranspose2dImpl::ConvTranspose2dImpl(ConvTranspose2dOptions opts)
     : Module("ConvTranspose2d"),

@@ -1,5 +1,5 @@
 // Golden runners of the pooling family (cases in tools/golden/nn_pooling.py):
-// max_pool2d (values and indices), avg_pool2d, adaptive_avg_pool2d, pad and
+// max_pool2d/3d (values and indices), avg_pool2d/3d, adaptive_avg_pool2d/3d, pad and
 // interpolate through ember::nn::functional. Each case has one input x; with
 // transposed_input the stored x is read through a transpose of its last two
 // dims (a strided view). The other args are torch's keyword arguments.
@@ -46,6 +46,24 @@ const bool kAvgPool2d = register_golden_nn_op("avg_pool2d", [](const TensorList&
 const bool kAdaptiveAvgPool2d =
     register_golden_nn_op("adaptive_avg_pool2d", [](const TensorList& in, const json& args) {
       return TensorList{F::adaptive_avg_pool2d(input_of(in, args), ints_arg(args, "output_size", {}))};
+    });
+
+const bool kMaxPool3d = register_golden_nn_op("max_pool3d", [](const TensorList& in, const json& args) {
+  auto [values, indices] = F::max_pool3d_with_indices(input_of(in, args), kernel_of(args), ints_arg(args, "stride", {}),
+                                                      ints_arg(args, "padding", {0}), ints_arg(args, "dilation", {1}),
+                                                      bool_arg(args, "ceil_mode", false));
+  return TensorList{values, indices};
+});
+
+const bool kAvgPool3d = register_golden_nn_op("avg_pool3d", [](const TensorList& in, const json& args) {
+  return TensorList{F::avg_pool3d(input_of(in, args), kernel_of(args), ints_arg(args, "stride", {}),
+                                  ints_arg(args, "padding", {0}), bool_arg(args, "ceil_mode", false),
+                                  bool_arg(args, "count_include_pad", true), optional_int(args, "divisor_override"))};
+});
+
+const bool kAdaptiveAvgPool3d =
+    register_golden_nn_op("adaptive_avg_pool3d", [](const TensorList& in, const json& args) {
+      return TensorList{F::adaptive_avg_pool3d(input_of(in, args), ints_arg(args, "output_size", {}))};
     });
 
 const bool kPad = register_golden_nn_op("pad", [](const TensorList& in, const json& args) {

@@ -100,10 +100,13 @@ const std::vector<OpInfo>& op_infos() {
     add_activation_rows(r);
     add_attention_rows(r);
     add_conv_rows(r);
+    add_fold_rows(r);
     add_indexing_rows(r);
     add_loss_rows(r);
     add_norm_rows(r);
     add_pooling_rows(r);
+    add_pooling3d_rows(r);
+    add_rnn_rows(r);
     add_linalg_decomposition_rows(r);
     return r;
   }();

@@ -27,20 +27,22 @@ struct ConvCall {
   bool strided_input = false;  // the input is a transposed view (last two dims swapped)
 };
 
-// One value per spatial dim, as (height, width); 1-D convolutions have height 1.
-std::array<int64_t, 2> hw(const Shape& v, size_t spatial, int64_t neutral) {
-  if (spatial == 1) return {neutral, v.back()};
-  return {v.front(), v.back()};
+// One value per spatial dim, as (depth, height, width); 2-D convolutions have
+// depth 1, 1-D ones height 1 too.
+std::array<int64_t, 3> dhw(const Shape& v, size_t spatial, int64_t neutral) {
+  std::array<int64_t, 3> out{neutral, neutral, neutral};
+  for (size_t d = 0; d < spatial; ++d) out[3 - spatial + d] = v.size() == 1 ? v[0] : v[d];
+  return out;
 }
 
 // The op's output shape for valid arguments.
 Shape output_shape(const ConvCall& c) {
   const size_t spatial = c.x.size() - 2;
-  const auto s = hw(c.stride, spatial, 1), p = hw(c.padding, spatial, 0), d = hw(c.dilation, spatial, 1);
-  const auto op = hw(c.output_padding, spatial, 0);
+  const auto s = dhw(c.stride, spatial, 1), p = dhw(c.padding, spatial, 0), d = dhw(c.dilation, spatial, 1);
+  const auto op = dhw(c.output_padding, spatial, 0);
   Shape out = {c.x[0], c.transposed ? c.w[1] * c.groups : c.w[0]};
   for (size_t i = 0; i < spatial; ++i) {
-    const size_t dim = 2 + i, k = spatial == 1 ? 1 : i;
+    const size_t dim = 2 + i, k = 3 - spatial + i;
     const int64_t extent = d[k] * (c.w[dim] - 1) + 1;
     out.push_back(c.transposed ? (c.x[dim] - 1) * s[k] - 2 * p[k] + extent + op[k]
                                : (c.x[dim] + 2 * p[k] - extent) / s[k] + 1);
@@ -123,6 +125,25 @@ std::vector<std::pair<std::string, ConvCall>> valid_calls() {
       {"wide_groups_dilated",
        {.x = {1, 4, 6, 6}, .w = {18, 2, 3, 2}, .bias = true, .padding = {2, 1}, .dilation = {2, 1}, .groups = 2}},
       {"empty_batch", {.x = {0, 3, 5, 5}, .w = {2, 3, 3, 3}, .bias = true}},
+      {"conv3d", {.x = {2, 3, 4, 5, 4}, .w = {4, 3, 3, 2, 3}, .bias = true, .padding = {1, 0, 1}}},
+      {"conv3d_strided_dilated_groups",
+       {.x = {1, 4, 5, 6, 5},
+        .w = {6, 2, 2, 3, 2},
+        .stride = {2, 1, 2},
+        .padding = {1},
+        .dilation = {1, 2, 1},
+        .groups = 2}},
+      {"conv3d_wide", {.x = {1, 2, 3, 4, 4}, .w = {10, 2, 2, 2, 2}, .bias = true}},
+      {"conv3d_pointwise", {.x = {2, 3, 2, 3, 4}, .w = {5, 3, 1, 1, 1}}},
+      {"conv3d_strided_input", {.x = {2, 2, 3, 4, 5}, .w = {3, 2, 2, 2, 2}, .bias = true, .strided_input = true}},
+      {"transposed_conv3d",
+       {.x = {1, 3, 2, 3, 3},
+        .w = {3, 2, 2, 3, 2},
+        .bias = true,
+        .stride = {2},
+        .padding = {1, 0, 1},
+        .transposed = true,
+        .output_padding = {1}}},
   };
 }
 
@@ -137,7 +158,10 @@ std::vector<std::tuple<std::string, ConvCall, std::string>> bad_calls() {
       {"groups_zero", {.x = {2, 4, 5, 5}, .w = {4, 4, 3, 3}, .groups = 0}, "groups > 0"},
       {"kernel_too_large", {.x = {1, 2, 3, 3}, .w = {1, 2, 5, 5}, .padding = {0}}, "larger than the padded input"},
       {"weight_not_4d", {.x = {1, 2, 5, 5}, .w = {2, 2, 3}}, "4-D weight"},
-      {"input_2d", {.x = {2, 5}, .w = {2, 2, 3}}, "3-D (N, C, L) or 4-D"},
+      {"input_2d", {.x = {2, 5}, .w = {2, 2, 3}}, "3-D (N, C, L), 4-D (N, C, H, W) or 5-D"},
+      {"conv3d_kernel_too_large", {.x = {1, 2, 3, 3, 3}, .w = {1, 2, 4, 2, 2}}, "kernel size (4x2x2"},
+      {"conv3d_stride_two_values", {.x = {1, 2, 4, 4, 4}, .w = {2, 2, 2, 2, 2}, .stride = {1, 2}},
+       "stride to have 1 or 3 values"},
       {"stride_zero", {.x = {1, 2, 5, 5}, .w = {2, 2, 3, 3}, .stride = {0}}, "stride > 0"},
       {"dilation_negative", {.x = {1, 2, 5, 5}, .w = {2, 2, 3, 3}, .dilation = {1, -1}}, "dilation > 0"},
       {"negative_padding", {.x = {1, 2, 5, 5}, .w = {2, 2, 3, 3}, .padding = {-1}}, "padding >= 0"},
@@ -155,8 +179,8 @@ std::vector<std::tuple<std::string, ConvCall, std::string>> bad_calls() {
 // The reference
 
 struct RefGeometry {
-  int64_t batch, groups, cx, cy, hx, wx, hy, wy, kh, kw;  // x has cx channels, y cy (forward-convolution terms)
-  std::array<int64_t, 2> s, p, d;
+  int64_t batch, groups, cx, cy;              // x has cx channels, y cy (forward-convolution terms)
+  std::array<int64_t, 3> xs, ys, k, s, p, d;  // (depth, height, width) of x, y, the kernel and the arguments
 };
 
 // Calls f(xi, yi, wi) for every product x[xi] * w[wi] that contributes to y[yi].
@@ -166,18 +190,21 @@ void for_each_tap(const RefGeometry& g, F f) {
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t gr = 0; gr < g.groups; ++gr)
       for (int64_t o = 0; o < cyg; ++o)
-        for (int64_t oh = 0; oh < g.hy; ++oh)
-          for (int64_t ow = 0; ow < g.wy; ++ow)
-            for (int64_t c = 0; c < cxg; ++c)
-              for (int64_t ki = 0; ki < g.kh; ++ki)
-                for (int64_t kj = 0; kj < g.kw; ++kj) {
-                  const int64_t ih = oh * g.s[0] - g.p[0] + ki * g.d[0], iw = ow * g.s[1] - g.p[1] + kj * g.d[1];
-                  if (ih < 0 || ih >= g.hx || iw < 0 || iw >= g.wx) continue;
-                  const int64_t xi = ((n * g.cx + gr * cxg + c) * g.hx + ih) * g.wx + iw;
-                  const int64_t yi = ((n * g.cy + gr * cyg + o) * g.hy + oh) * g.wy + ow;
-                  const int64_t wi = (((gr * cyg + o) * cxg + c) * g.kh + ki) * g.kw + kj;
-                  f(xi, yi, wi);
-                }
+        for_each_index({g.ys[0], g.ys[1], g.ys[2]}, [&](const Shape& yo, int64_t y_at) {
+          for (int64_t c = 0; c < cxg; ++c)
+            for_each_index({g.k[0], g.k[1], g.k[2]}, [&](const Shape& tap, int64_t tap_at) {
+              Shape xo(3);
+              for (size_t a = 0; a < 3; ++a) {
+                xo[a] = yo[a] * g.s[a] - g.p[a] + tap[a] * g.d[a];
+                if (xo[a] < 0 || xo[a] >= g.xs[a]) return;
+              }
+              const int64_t x_plane = g.xs[0] * g.xs[1] * g.xs[2], y_plane = g.ys[0] * g.ys[1] * g.ys[2];
+              const int64_t xi = (n * g.cx + gr * cxg + c) * x_plane + linear_index(xo, {g.xs[0], g.xs[1], g.xs[2]});
+              const int64_t yi = (n * g.cy + gr * cyg + o) * y_plane + y_at;
+              const int64_t wi = ((gr * cyg + o) * cxg + c) * (g.k[0] * g.k[1] * g.k[2]) + tap_at;
+              f(xi, yi, wi);
+            });
+        });
 }
 
 // Geometry of a call given the op's input and weight (positions of the args as in `convolution`).
@@ -195,20 +222,17 @@ RefGeometry ref_geometry(const HostTensor& input, const HostTensor& weight, cons
   const Shape out = output_shape(c);
   const Shape& xs = transposed ? out : input.shape;  // forward-convolution x
   const Shape& ys = transposed ? input.shape : out;
-  auto h = [&](const Shape& s) { return spatial == 1 ? int64_t{1} : s[2]; };
+  auto sizes = [&](const Shape& t) { return dhw(Shape(t.begin() + 2, t.end()), spatial, 1); };
   return {xs[0],
           c.groups,
           xs[1],
           ys[1],
-          h(xs),
-          xs.back(),
-          h(ys),
-          ys.back(),
-          spatial == 1 ? 1 : weight.shape[2],
-          weight.shape.back(),
-          hw(c.stride, spatial, 1),
-          hw(c.padding, spatial, 0),
-          hw(c.dilation, spatial, 1)};
+          sizes(xs),
+          sizes(ys),
+          sizes(weight.shape),
+          dhw(c.stride, spatial, 1),
+          dhw(c.padding, spatial, 0),
+          dhw(c.dilation, spatial, 1)};
 }
 
 Expected convolution_ref(const RefArgs& a) {
@@ -224,7 +248,8 @@ Expected convolution_ref(const RefArgs& a) {
              .output_padding = a.ints(7),
              .groups = a.integer(8)};
   HostTensor out(output_shape(c), a.out);
-  const int64_t pixels = transposed ? g.hx * g.wx : g.hy * g.wy, channels = out.shape[1];
+  const auto& sp = transposed ? g.xs : g.ys;
+  const int64_t pixels = sp[0] * sp[1] * sp[2], channels = out.shape[1];
   if (!a.is_none(2)) {
     const HostTensor bias = a.tensor(2);
     for (int64_t k = 0; k < out.numel(); ++k) out.f[k] = bias.f[(k / pixels) % channels];
@@ -273,7 +298,8 @@ std::vector<Sample> convolution_samples(DType t, SampleSize size) {
                                                 .stride = {2},
                                                 .padding = {1},
                                                 .transposed = true,
-                                                .output_padding = {1}})}};
+                                                .output_padding = {1}})},
+            {"large_3d", conv_args(in, {.x = {2, 4, 8, 12, 12}, .w = {8, 4, 3, 3, 3}, .bias = true, .padding = {1}})}};
   }
   std::vector<Sample> out;
   for (const auto& [name, call] : valid_calls()) out.push_back({name, conv_args(in, call)});
@@ -297,7 +323,8 @@ std::vector<Sample> convolution_backward_samples(DType t, SampleSize size) {
                                                     .stride = {2},
                                                     .padding = {1},
                                                     .transposed = true,
-                                                    .output_padding = {1}})}};
+                                                    .output_padding = {1}})},
+            {"large_3d", backward_args(in, {.x = {5, 4, 6, 8, 8}, .w = {4, 4, 3, 3, 3}, .padding = {1}})}};
   }
   std::vector<Sample> out;
   for (const auto& [name, call] : valid_calls()) out.push_back({name, backward_args(in, call)});

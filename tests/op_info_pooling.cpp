@@ -1,6 +1,6 @@
 // Op-info rows of the pooling family (Note [The op-info table] in
 // tests/op_info.h): max_pool2d, max_pool2d_with_indices, avg_pool2d, adaptive_avg_pool2d,
-// constant_pad_nd, reflection_pad, replication_pad, upsample_nearest2d,
+// constant_pad_nd, reflection_pad, replication_pad, circular_pad, upsample_nearest2d,
 // upsample_bilinear2d, and the backward op of each.
 //
 // The references are the definitions, written as naively as possible: a
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/op_info.h"
+#include "tests/op_info_pooling_inputs.h"
 
 namespace ember::testing {
 namespace {
@@ -28,8 +29,6 @@ const std::vector<DType> kAllTypes = {DType::Float32, DType::Float64, DType::Flo
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-int64_t numel(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>()); }
-
 IValue ints(Shape v) { return IValue::Payload(std::move(v)); }
 IValue flag(bool b) { return IValue::Payload(b); }
 IValue real(double d) { return IValue::Payload(d); }
@@ -38,76 +37,7 @@ IValue tensor(const Tensor& t) { return IValue::Payload(t); }
 
 // ---- inputs ----
 
-// Deterministic inputs for one (op, dtype, size): a 64-bit LCG seeded by them.
-class Inputs {
- public:
-  Inputs(const std::string& op, DType t, SampleSize size) : t_(t) {
-    state_ = 1469598103934665603ull;
-    for (char c : op) state_ = (state_ ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-    state_ += 131 * static_cast<uint64_t>(t) + (size == SampleSize::Large ? 7 : 0);
-  }
-  DType dtype() const { return t_; }
-
-  double uniform() {
-    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state_ >> 11) * 0x1.0p-53;
-  }
-
-  // Values of the dtype: multiples of 1/8 in [-4, 4) (exact in every floating
-  // dtype), integers in [-9, 9] ([0, 19] for uint8), or bools.
-  Tensor values(const Shape& shape, bool transposed = false) {
-    std::vector<double> v(static_cast<size_t>(numel(stored(shape, transposed))));
-    for (double& x : v) x = draw();
-    return make(shape, v, transposed);
-  }
-
-  // Distinct values (a permutation of 0..n-1, times 1/4, centred): no ties.
-  Tensor distinct(const Shape& shape, bool transposed = false) {
-    const int64_t n = numel(shape);
-    std::vector<double> v(static_cast<size_t>(n));
-    std::iota(v.begin(), v.end(), 0.0);
-    for (int64_t i = n - 1; i > 0; --i)
-      std::swap(v[i], v[static_cast<int64_t>(uniform() * static_cast<double>(i + 1))]);
-    for (double& x : v) x = 0.25 * x - 0.125 * static_cast<double>(n);
-    return make(shape, v, transposed);
-  }
-
-  // int64 values in [0, bound).
-  Tensor indices(const Shape& shape, int64_t bound) {
-    std::vector<double> v(static_cast<size_t>(numel(shape)));
-    for (double& x : v) x = std::floor(uniform() * static_cast<double>(bound));
-    return from_doubles(shape, v).to(DType::Int64);
-  }
-
-  // A tensor holding `v` in row-major order (NaN and inf included).
-  Tensor exact(const Shape& shape, const std::vector<double>& v) { return from_doubles(shape, v).to(t_); }
-
- private:
-  static Shape stored(Shape s, bool transposed) {
-    if (transposed) std::swap(s[s.size() - 1], s[s.size() - 2]);
-    return s;
-  }
-  double draw() {
-    const double u = uniform();
-    if (is_floating_point(t_)) return std::floor(64.0 * u) / 8.0 - 4.0;
-    if (t_ == DType::Bool) return u < 0.5 ? 0.0 : 1.0;
-    if (t_ == DType::UInt8) return std::floor(20.0 * u);
-    return std::floor(19.0 * u) - 9.0;
-  }
-  static Tensor from_doubles(const Shape& shape, const std::vector<double>& v) {
-    Tensor d = ember::empty(shape, kFloat64);
-    std::copy(v.begin(), v.end(), d.data_ptr<double>());
-    return d;
-  }
-  // `v` fills the stored (contiguous) layout; transposed: a transposed view of it.
-  Tensor make(const Shape& shape, const std::vector<double>& v, bool transposed) {
-    const Tensor t = from_doubles(stored(shape, transposed), v).to(t_);
-    return transposed ? t.transpose(-1, -2) : t;
-  }
-
-  DType t_;
-  uint64_t state_;
-};
+using Inputs = PoolingInputs;
 
 // ---- shared reference pieces ----
 
@@ -122,21 +52,12 @@ struct Planes {
 };
 Planes planes(const Shape& s) {
   const size_t n = s.size();
-  return {numel(s) / (s[n - 2] * s[n - 1]), s[n - 2], s[n - 1]};
+  return {numel_of(s) / (s[n - 2] * s[n - 1]), s[n - 2], s[n - 1]};
 }
 Shape with_hw(Shape s, int64_t h, int64_t w) {
   s[s.size() - 2] = h;
   s[s.size() - 1] = w;
   return s;
-}
-
-int64_t pooled(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  const double span = static_cast<double>(in + 2 * pad - dilation * (k - 1) - 1);
-  int64_t out = static_cast<int64_t>(ceil_mode ? std::ceil(span / static_cast<double>(stride))
-                                               : std::floor(span / static_cast<double>(stride))) +
-                1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
 }
 
 // max_pool2d / avg_pool2d arguments as the op reads them.
@@ -492,11 +413,18 @@ std::vector<Sample> adaptive_backward_samples(DType t, SampleSize size) {
 
 // ---- padding ----
 
-// Output position o of a dim of size n padded by `left`: the input position it reads, or -1 (constant).
-enum class Mode { Constant, Reflect, Replicate };
-int64_t source(Mode m, int64_t o, int64_t left, int64_t n) {
+// Output position o of a dim of size n padded by (left, right): the input position it reads, or -1 (constant).
+// Circular crops what a negative padding removes, then wraps around what is left.
+enum class Mode { Constant, Reflect, Replicate, Circular };
+int64_t source(Mode m, int64_t o, int64_t left, int64_t right, int64_t n) {
   int64_t i = o - left;
   if (m == Mode::Constant) return i >= 0 && i < n ? i : -1;
+  if (m == Mode::Circular) {
+    const int64_t first = std::max<int64_t>(-left, 0), kept = n - first - std::max<int64_t>(-right, 0);
+    int64_t k = o - std::max<int64_t>(left, 0);
+    while (k < 0) k += kept;
+    return first + k % kept;
+  }
   if (m == Mode::Replicate) return std::clamp<int64_t>(i, 0, n - 1);
   if (i < 0) i = -i;
   if (i >= n) i = 2 * (n - 1) - i;
@@ -516,13 +444,13 @@ void for_each_padded(Mode m, const Shape& in, const Shape& pad, F f) {
   const Shape out = padded_shape(in, pad);
   const size_t nd = in.size(), k = pad.size() / 2;
   Shape idx(nd, 0);
-  for (int64_t o = 0; o < numel(out); ++o) {
+  for (int64_t o = 0; o < numel_of(out); ++o) {
     int64_t src = 0;
     bool inside = true;
     for (size_t d = 0; d < nd; ++d) {
       int64_t i = idx[d];
       const size_t from_end = nd - 1 - d;
-      if (from_end < k) i = source(m, idx[d], pad[2 * from_end], in[d]);
+      if (from_end < k) i = source(m, idx[d], pad[2 * from_end], pad[2 * from_end + 1], in[d]);
       if (i < 0) inside = false;
       src = src * in[d] + i;
     }
@@ -596,12 +524,21 @@ std::vector<Sample> edge_pad_samples(const std::string& op, Mode m, DType t, Sam
       s("empty_batch", in.values({0, 2, 5}), {1, 1}),
       s("rank_too_large", in.values({1, 2, 3, 4}), {1, 1}, "takes a 2-D or 3-D input"),
       s("eight_values", in.values({1, 2, 3, 4, 5}), {1, 1, 1, 1, 1, 1, 1, 1}, "expected 2, 4 or 6"),
-      s("output_empty", in.values({2, 3}), {-2, -1}, "invalid"),
+      // Circular may crop to an empty dim (as torch), but not below.
+      s("output_empty", in.values({2, 3}), m == Mode::Circular ? Shape{-2, -2} : Shape{-2, -1}, "invalid"),
   };
-  if (m == Mode::Reflect)
+  if (m == Mode::Reflect) {
     out.push_back(s("padding_not_smaller_than_dim", in.values({1, 3, 4}), {4, 0}, "smaller than the padded dim"));
-  else
+  } else if (m == Mode::Replicate) {
     out.push_back(s("padding_larger_than_dim", in.values({1, 3, 4}), {6, 5}));
+  } else {
+    out.push_back(s("padding_equal_to_dim", in.values({1, 3, 4}), {4, 4}));
+    out.push_back(s("negative_then_wrap", in.values({1, 2, 5}), {-1, 2}));
+    out.push_back(s("crop_to_one", in.values({1, 2, 5}), {-2, -2}));
+    out.push_back(s("crop_to_empty", in.values({1, 2, 5}), {-3, -2}));
+    out.push_back(s("wraps_twice", in.values({1, 3, 4}), {5, 0}, "wraps around more than once"));
+    out.push_back(s("wraps_twice_after_crop", in.values({1, 2, 5}), {-3, 3}, "wraps around more than once"));
+  }
   return out;
 }
 
@@ -805,6 +742,14 @@ void add_pooling_rows(std::vector<OpInfo>& rows) {
       "replication_pad_backward", kFloatTypes,
       [](DType t, SampleSize n) { return edge_pad_backward_samples("replication_pad_backward", t, n); },
       [](const RefArgs& a) { return pad_backward_ref(Mode::Replicate, a); });
+  row(
+      "circular_pad", kAllTypes,
+      [](DType t, SampleSize n) { return edge_pad_samples("circular_pad", Mode::Circular, t, n); },
+      [](const RefArgs& a) { return pad_ref(Mode::Circular, a); });
+  row(
+      "circular_pad_backward", kFloatTypes,
+      [](DType t, SampleSize n) { return edge_pad_backward_samples("circular_pad_backward", t, n); },
+      [](const RefArgs& a) { return pad_backward_ref(Mode::Circular, a); });
   row(
       "upsample_nearest2d", kAllTypes,
       [](DType t, SampleSize n) { return upsample_samples("upsample_nearest2d", false, t, n); },

@@ -146,6 +146,23 @@ TEST(FunctionalOptions, ConvTranspose2d) {
   expect_same(by_options, F::conv_transpose2d(x, w, b, 2, 1, 1, 2, 1), F::conv_transpose2d(x, w));
 }
 
+TEST(FunctionalOptions, Conv3d) {
+  const Tensor x = input({2, 4, 5, 6, 5}, 101), w = input({6, 2, 3, 2, 3}, 102), b = input({6}, 103);
+  const auto options = F::Conv3dFuncOptions().bias(b).stride({2, 1, 1}).padding({1, 0, 1}).dilation(1).groups(2);
+  const Tensor full = w.repeat({1, 2, 1, 1, 1});  // every input channel: groups 1
+  expect_same(F::conv3d(x, w, options), F::conv3d(x, w, b, {2, 1, 1}, {1, 0, 1}, 1, 2), F::conv3d(x, full));
+  expect_same(F::conv3d(x, full, F::Conv3dFuncOptions().padding(kSame)), F::conv3d(x, full, std::nullopt, 1, "same"),
+              F::conv3d(x, full));
+}
+
+TEST(FunctionalOptions, UnfoldAndFold) {
+  const Tensor x = input({2, 3, 7, 6}, 104);
+  const Tensor cols = F::unfold(x, F::UnfoldFuncOptions({3, 2}).dilation({2, 1}).padding({1, 2}).stride({2, 3}));
+  expect_same(cols, F::unfold(x, {3, 2}, {2, 1}, {1, 2}, {2, 3}), F::unfold(x, {3, 2}));
+  expect_same(F::fold(cols, F::FoldFuncOptions({7, 6}, {3, 2}).dilation({2, 1}).padding({1, 2}).stride({2, 3})),
+              F::fold(cols, {7, 6}, {3, 2}, {2, 1}, {1, 2}, {2, 3}), x);
+}
+
 // ---- pooling, padding, resampling ----
 
 TEST(FunctionalOptions, MaxPool2d) {
@@ -176,12 +193,31 @@ TEST(FunctionalOptions, AdaptiveAvgPool2d) {
               F::adaptive_avg_pool2d(x, {3, 3}));
 }
 
+TEST(FunctionalOptions, Pooling3d) {
+  const Tensor x = input({2, 3, 7, 8, 6}, 105);
+  const auto max_options =
+      F::MaxPool3dFuncOptions({3, 2, 3}).stride({2, 1, 2}).padding(1).dilation({1, 2, 1}).ceil_mode(true);
+  expect_same(F::max_pool3d(x, max_options),
+              F::max_pool3d(x, {3, 2, 3}, {2, 1, 2}, 1, {1, 2, 1}, true), F::max_pool3d(x, {3, 2, 3}));
+  const auto [values_a, indices_a] = F::max_pool3d_with_indices(x, F::MaxPool3dFuncOptions(2).stride(1));
+  const auto [values_b, indices_b] = F::max_pool3d_with_indices(x, 2, 1);
+  expect_same(values_a, values_b, F::max_pool3d(x, 2));
+  EXPECT_TRUE(all_close(indices_a, indices_b, 0, 0));
+  const auto avg_options =
+      F::AvgPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false).divisor_override(4);
+  expect_same(F::avg_pool3d(x, avg_options), F::avg_pool3d(x, 3, 2, 1, true, false, 4), F::avg_pool3d(x, 3));
+  expect_same(F::adaptive_avg_pool3d(x, F::AdaptiveAvgPool3dFuncOptions({3, 2, 4})),
+              F::adaptive_avg_pool3d(x, {3, 2, 4}), F::adaptive_avg_pool3d(x, {3, 3, 4}));
+}
+
 TEST(FunctionalOptions, Pad) {
   const Tensor x = input({2, 3, 4, 5}, 35);
   expect_same(F::pad(x, F::PadFuncOptions({1, 2, 2, 1}).mode(kReflect)), F::pad(x, {1, 2, 2, 1}, "reflect"),
               F::pad(x, {1, 2, 2, 1}));
   expect_same(F::pad(x, F::PadFuncOptions({1, 1}).value(2.5)), F::pad(x, {1, 1}, "constant", 2.5),
               F::pad(x, {1, 1}));
+  expect_same(F::pad(x, F::PadFuncOptions({1, 2, -1, 2}).mode(kCircular)), F::pad(x, {1, 2, -1, 2}, "circular"),
+              F::pad(x, {1, 2, -1, 2}));
 }
 
 TEST(FunctionalOptions, Interpolate) {

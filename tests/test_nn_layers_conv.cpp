@@ -153,8 +153,8 @@ TEST(NnConv, BadOptionsNameTheLayer) {
   EXPECT_EMBER_ERROR(nn::Conv2d(nn::Conv2dOptions(3, 4, {1, 2, 3})), "Conv2d", "kernel_size", "1 or 2 values");
   EXPECT_EMBER_ERROR(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).padding("same").stride(2)), "Conv2d", "same", "stride 1");
   EXPECT_EMBER_ERROR(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).padding("full")), "Conv2d", "\"full\"");
-  EXPECT_EMBER_ERROR(nn::Conv1d(nn::Conv1dOptions(3, 4, 3).padding_mode("circular")), "Conv1d", "padding_mode",
-                     "circular");
+  EXPECT_EMBER_ERROR(nn::Conv1d(nn::Conv1dOptions(3, 4, 3).padding_mode("wrap")), "Conv1d", "padding_mode",
+                     "\"wrap\"");
   EXPECT_EMBER_ERROR(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 3, 2).groups(2)), "ConvTranspose2d",
                      "divisible by groups");
   EXPECT_EMBER_ERROR(nn::Conv2d(0, 4, 3), "Conv2d", "positive");

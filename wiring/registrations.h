@@ -32,6 +32,7 @@ void register_cpu_scan_kernels();               // reduce/reduce_scan.cpp: cumsu
 void register_cpu_activation_kernels();         // elementwise/activation.cpp
 void register_cpu_attention_kernels();          // attention/attention.cpp
 void register_cpu_conv_kernels();               // conv/conv.cpp
+void register_cpu_fold_kernels();               // conv/fold.cpp
 void register_cpu_loss_kernels();               // loss/loss.cpp
 void register_cpu_mse_loss_kernels();           // loss/mse_loss.cpp
 void register_cpu_embedding_kernels();          // index/embedding.cpp
@@ -40,8 +41,10 @@ void register_cpu_norm_kernels();               // norm/norm.cpp
 void register_cpu_softmax_kernels();            // norm/softmax.cpp
 void register_cpu_optim_kernels();              // optim/optim_updates.cpp
 void register_cpu_pooling_kernels();            // pool/pooling.cpp
+void register_cpu_pooling3d_kernels();          // pool/pooling3d.cpp
 void register_cpu_pad_kernels();                // shape/pad.cpp
 void register_cpu_upsample_kernels();           // pool/upsample.cpp
+void register_cpu_lstm_kernels();               // rnn/lstm.cpp
 
 }  // namespace ember
 
@@ -77,6 +80,7 @@ void register_indexing_formulas();
 void register_loss_formulas();
 void register_norm_formulas();
 void register_pooling_formulas();
+void register_rnn_formulas();
 // ---- the Autograd layer (autograd/autograd_kernel.cpp): after every formula ----
 void install_autograd();
 

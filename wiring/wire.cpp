@@ -34,6 +34,7 @@ void register_cpu_backend() {
   register_cpu_activation_kernels();
   register_cpu_attention_kernels();
   register_cpu_conv_kernels();
+  register_cpu_fold_kernels();
   register_cpu_loss_kernels();
   register_cpu_mse_loss_kernels();
   register_cpu_embedding_kernels();
@@ -42,8 +43,10 @@ void register_cpu_backend() {
   register_cpu_softmax_kernels();
   register_cpu_optim_kernels();
   register_cpu_pooling_kernels();
+  register_cpu_pooling3d_kernels();
   register_cpu_pad_kernels();
   register_cpu_upsample_kernels();
+  register_cpu_lstm_kernels();
 }
 
 #ifdef EMBER_WITH_CUDA
@@ -73,6 +76,7 @@ void install_autograd_layer() {
   autograd::register_loss_formulas();
   autograd::register_norm_formulas();
   autograd::register_pooling_formulas();
+  autograd::register_rnn_formulas();
   autograd::install_autograd();
 }
 

@@ -14,7 +14,11 @@ inline constexpr const char* kBilinear = "bilinear";
 inline constexpr const char* kConstant = "constant";
 inline constexpr const char* kReflect = "reflect";
 inline constexpr const char* kReplicate = "replicate";
+inline constexpr const char* kCircular = "circular";
 inline constexpr const char* kZeros = "zeros";
+// grid_sample's padding_mode (also kZeros)
+inline constexpr const char* kBorder = "border";
+inline constexpr const char* kReflection = "reflection";
 // Conv padding
 inline constexpr const char* kSame = "same";
 inline constexpr const char* kValid = "valid";
@@ -23,7 +27,8 @@ inline constexpr const char* kNone = "none";
 inline constexpr const char* kMean = "mean";
 inline constexpr const char* kSum = "sum";
 inline constexpr const char* kBatchMean = "batchmean";
-// GELU's approximation
+// GELU's approximation; RNN's nonlinearity (also kReLU)
 inline constexpr const char* kTanh = "tanh";
+inline constexpr const char* kReLU = "relu";
 
 }  // namespace ember

@@ -1,5 +1,5 @@
-"""Golden cases of the pooling family: max_pool2d (values and indices),
-avg_pool2d, adaptive_avg_pool2d, pad (constant, reflect, replicate) and
+"""Golden cases of the pooling family: max_pool2d/3d (values and indices),
+avg_pool2d/3d, adaptive_avg_pool2d/3d, pad (constant, reflect, replicate, circular) and
 interpolate (nearest, bilinear), forward and input gradients, read by
 tests/golden_nn_pooling.cpp."""
 
@@ -84,6 +84,21 @@ def adaptive_case(g, name, shape, output_size, dtype=f32, transposed=False):
          {"output_size": output_size}, dtype, transposed)
 
 
+def max3d_case(g, name, shape, dtype=f32, transposed=False, **kw):
+    def fn(x):
+        return F.max_pool3d(x, return_indices=True, **kw)
+    case(g, name, "max_pool3d", shape, fn, kw, dtype, transposed, distinct=True)
+
+
+def avg3d_case(g, name, shape, dtype=f32, transposed=False, **kw):
+    case(g, name, "avg_pool3d", shape, lambda x: F.avg_pool3d(x, **kw), kw, dtype, transposed)
+
+
+def adaptive3d_case(g, name, shape, output_size, dtype=f32, transposed=False):
+    case(g, name, "adaptive_avg_pool3d", shape, lambda x: F.adaptive_avg_pool3d(x, output_size),
+         {"output_size": output_size}, dtype, transposed)
+
+
 def pad_case(g, name, shape, pad, mode="constant", value=None, dtype=f32, transposed=False):
     args = {"pad": list(pad), "mode": mode}
     if value is not None:
@@ -138,6 +153,29 @@ def build():
     adaptive_case(g, "adaptive_transposed", [2, 2, 7, 6], [3, 2], transposed=True)
     adaptive_case(g, "adaptive_f64", [2, 2, 9, 8], [4, 3], f64)
     adaptive_case(g, "adaptive_bf16", [2, 3, 8, 8], [3, 3], bf16)
+    # max_pool3d, avg_pool3d, adaptive_avg_pool3d
+    max3d_case(g, "max3d_basic", [2, 2, 5, 6, 7], kernel_size=3, stride=2, padding=1)
+    max3d_case(g, "max3d_nonsquare_dilated", [1, 2, 6, 7, 5], kernel_size=(2, 3, 2), stride=(1, 2, 1),
+               padding=(1, 0, 1), dilation=(2, 1, 2))
+    max3d_case(g, "max3d_ceil_padding", [1, 2, 7, 6, 5], kernel_size=3, stride=2, padding=1, ceil_mode=True)
+    max3d_case(g, "max3d_unbatched", [2, 4, 6, 5], kernel_size=2)
+    max3d_case(g, "max3d_transposed", [1, 2, 4, 5, 6], transposed=True, kernel_size=2, stride=1)
+    max3d_case(g, "max3d_f64", [1, 2, 5, 5, 6], f64, kernel_size=3, stride=1, padding=1)
+    max3d_case(g, "max3d_bf16", [1, 2, 4, 4, 4], bf16, kernel_size=2)
+    avg3d_case(g, "avg3d_basic", [2, 2, 5, 6, 7], kernel_size=3, stride=2, padding=1)
+    avg3d_case(g, "avg3d_exclude_pad_ceil", [1, 2, 6, 7, 5], kernel_size=(3, 2, 3), stride=(2, 1, 2),
+               padding=(1, 1, 0), ceil_mode=True, count_include_pad=False)
+    avg3d_case(g, "avg3d_divisor_override", [1, 2, 4, 4, 6], kernel_size=2, divisor_override=3)
+    avg3d_case(g, "avg3d_unbatched", [2, 4, 5, 6], kernel_size=(2, 3, 2), stride=(1, 2, 1))
+    avg3d_case(g, "avg3d_transposed", [1, 2, 4, 5, 6], transposed=True, kernel_size=2, padding=1)
+    avg3d_case(g, "avg3d_f64", [2, 2, 5, 7, 6], f64, kernel_size=3, stride=2, padding=1, count_include_pad=False)
+    avg3d_case(g, "avg3d_bf16", [1, 3, 4, 6, 6], bf16, kernel_size=2, stride=2)
+    adaptive3d_case(g, "adaptive3d_basic", [2, 2, 5, 6, 7], [2, 3, 4])
+    adaptive3d_case(g, "adaptive3d_global", [2, 3, 4, 5, 6], [1, 1, 1])
+    adaptive3d_case(g, "adaptive3d_larger_than_input", [1, 2, 2, 3, 5], [3, 5, 7])
+    adaptive3d_case(g, "adaptive3d_unbatched_transposed", [2, 6, 7, 5], [4, 3, 2], transposed=True)
+    adaptive3d_case(g, "adaptive3d_f64", [2, 2, 7, 9, 8], [3, 4, 3], f64)
+    adaptive3d_case(g, "adaptive3d_bf16", [1, 3, 4, 8, 8], [2, 3, 3], bf16)
     # pad
     pad_case(g, "pad_constant", [2, 3, 4, 5], (1, 2, 0, 1), value=0.5)
     pad_case(g, "pad_constant_negative", [2, 3, 4, 5], (-1, 2, 1, -2))
@@ -152,6 +190,13 @@ def build():
     pad_case(g, "pad_replicate2d", [2, 2, 4, 5], (2, 1, 0, 3), "replicate", transposed=True)
     pad_case(g, "pad_replicate2d_negative", [1, 2, 4, 5], (-2, 3, 1, -1), "replicate")
     pad_case(g, "pad_replicate3d", [2, 3, 4, 5], (1, 2, 0, 1, 2, 1), "replicate")
+    pad_case(g, "pad_circular1d", [2, 3, 6], (2, 3), "circular")
+    pad_case(g, "pad_circular1d_crop_then_wrap", [2, 3, 5], (-1, 2), "circular")
+    pad_case(g, "pad_circular2d", [2, 2, 4, 5], (1, 2, 3, 0), "circular", transposed=True)
+    pad_case(g, "pad_circular2d_negative", [1, 2, 3, 4], (1, 2, -1, 2), "circular")
+    pad_case(g, "pad_circular3d", [1, 2, 3, 4, 5], (1, 1, 2, 0, 1, 2), "circular")
+    pad_case(g, "pad_circular2d_f64", [2, 2, 5, 6], (5, 6, 5, 0), "circular", dtype=f64)
+    pad_case(g, "pad_circular2d_bf16", [2, 2, 5, 6], (2, 2, 1, 3), "circular", dtype=bf16)
     pad_case(g, "pad_reflect2d_f64", [2, 2, 5, 6], (2, 2, 1, 3), "reflect", dtype=f64)
     pad_case(g, "pad_replicate2d_bf16", [2, 2, 5, 6], (2, 2, 1, 3), "replicate", dtype=bf16)
     pad_case(g, "pad_constant_bf16", [2, 3, 4, 5], (1, 2, 2, 1), value=2.0, dtype=bf16)

@@ -10,6 +10,8 @@
 #include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/fold.h"
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/norm.h"
 #include "ember/nn/functional/pooling.h"
+#include "ember/nn/functional/vision.h"

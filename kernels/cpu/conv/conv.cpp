@@ -1,10 +1,11 @@
 // CPU kernels of the convolution ops: convolution and convolution_backward
-// (core/op_decls_conv.h), for conv1d, conv2d and conv_transpose2d.
+// (core/op_decls_conv.h), for conv1d, conv2d, conv3d and conv_transpose2d.
 //
 // Note [One convolution op]
 // As in PyTorch, one op covers every convolution: a 3-D input (N, C, L) is
 // computed as a 2-D convolution with a unit height (a contiguous (N, C, L)
-// buffer *is* a (N, C, 1, L) one), and a transposed convolution is the input
+// buffer *is* a (N, C, 1, L) one), a 4-D one as a 3-D convolution with a unit
+// depth, and a transposed convolution is the input
 // gradient of the ordinary convolution that maps its output back to its input.
 // So every case reduces to a ConvGeometry in "forward convolution" terms and
 // the three GEMM-based routines of conv_gemm.{h,cpp}:
@@ -26,6 +27,7 @@
 #include <array>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "core/dtype_dispatch.h"
 #include "core/op_decls_conv.h"
@@ -38,24 +40,40 @@ namespace {
 
 using cpu::ConvGeometry;
 
-// One value per spatial dim (height, width); a 1-D convolution has height 1.
-using Pair = std::array<int64_t, 2>;
+// One value per spatial dim (depth, height, width); a 2-D convolution has
+// depth 1, a 1-D one height 1 too.
+using Triple = std::array<int64_t, 3>;
 
-// An int[] argument with one entry, or one per spatial dim, as (height, width);
-// `neutral` is the height value of a 1-D convolution (1 for stride, 0 for padding).
-Pair spatial_pair(const char* op, const char* name, IntArrayRef v, int64_t spatial, int64_t neutral,
-                  const Tensor& input) {
+// An int[] argument with one entry, or one per spatial dim, as (depth, height,
+// width); `neutral` fills the dims the input lacks (1 for stride, 0 for padding).
+Triple spatial_triple(const char* op, const char* name, IntArrayRef v, int64_t spatial, int64_t neutral,
+                      const Tensor& input) {
   EMBER_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == spatial, op, ": expected ", name, " to have 1 or ",
               spatial, " values for an input of shape ", input.sizes(), ", got ", v);
-  const int64_t last = v[v.size() - 1];
-  if (spatial == 1) return {neutral, last};
-  return {v[0], last};
+  Triple out{neutral, neutral, neutral};
+  for (int64_t d = 0; d < spatial; ++d) out[3 - spatial + d] = v.size() == 1 ? v[0] : v[d];
+  return out;
+}
+
+// The spatial sizes of a 3-D, 4-D or 5-D tensor as (depth, height, width), 1 where it has none.
+Triple spatial_sizes(const Tensor& t) {
+  Triple out{1, 1, 1};
+  const int64_t spatial = t.dim() - 2;
+  for (int64_t d = 0; d < spatial; ++d) out[3 - spatial + d] = t.size(2 + d);
+  return out;
+}
+
+// The last `spatial` values of v joined by "x": "5x5".
+std::string joined(const Triple& v, int64_t spatial) {
+  std::string out;
+  for (int64_t d = 3 - spatial; d < 3; ++d) out += (out.empty() ? "" : "x") + std::to_string(v[d]);
+  return out;
 }
 
 // What check_convolution derives from valid arguments.
 struct ConvSetup {
   ConvGeometry geometry;   // in forward-convolution terms (see the Note)
-  DimVector output_sizes;  // of the op's result, 3-D or 4-D like the input
+  DimVector output_sizes;  // of the op's result, 3-D, 4-D or 5-D like the input
   int64_t output_channels = 0;
 };
 
@@ -64,8 +82,8 @@ struct ConvSetup {
 ConvSetup check_convolution(const char* op, const Tensor& input, const Tensor& weight,
                             const std::optional<Tensor>& bias, IntArrayRef stride_arg, IntArrayRef padding_arg,
                             IntArrayRef dilation_arg, bool transposed, IntArrayRef output_padding_arg, int64_t groups) {
-  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, op,
-              ": expected a 3-D (N, C, L) or 4-D (N, C, H, W) input, got shape ", input.sizes());
+  EMBER_CHECK(input.dim() >= 3 && input.dim() <= 5, op,
+              ": expected a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) input, got shape ", input.sizes());
   EMBER_CHECK(weight.dim() == input.dim(), op, ": expected a ", input.dim(), "-D weight for the ", input.dim(),
               "-D input of shape ", input.sizes(), ", got weight of shape ", weight.sizes());
   EMBER_CHECK(input.device().is_cpu() && weight.device().is_cpu(), op, ": the CPU kernel got input on ", input.device(),
@@ -74,11 +92,11 @@ ConvSetup check_convolution(const char* op, const Tensor& input, const Tensor& w
               input.dtype(), " and ", weight.dtype());
   EMBER_CHECK(groups > 0, op, ": expected groups > 0, got ", groups);
   const int64_t spatial = input.dim() - 2;
-  const Pair stride = spatial_pair(op, "stride", stride_arg, spatial, 1, input);
-  const Pair padding = spatial_pair(op, "padding", padding_arg, spatial, 0, input);
-  const Pair dilation = spatial_pair(op, "dilation", dilation_arg, spatial, 1, input);
-  const Pair output_padding = spatial_pair(op, "output_padding", output_padding_arg, spatial, 0, input);
-  for (int d = 0; d < 2; ++d) {
+  const Triple stride = spatial_triple(op, "stride", stride_arg, spatial, 1, input);
+  const Triple padding = spatial_triple(op, "padding", padding_arg, spatial, 0, input);
+  const Triple dilation = spatial_triple(op, "dilation", dilation_arg, spatial, 1, input);
+  const Triple output_padding = spatial_triple(op, "output_padding", output_padding_arg, spatial, 0, input);
+  for (int d = 0; d < 3; ++d) {
     EMBER_CHECK(stride[d] > 0, op, ": expected stride > 0, got ", stride_arg);
     EMBER_CHECK(dilation[d] > 0, op, ": expected dilation > 0, got ", dilation_arg);
     EMBER_CHECK(padding[d] >= 0, op, ": expected padding >= 0, got ", padding_arg);
@@ -117,12 +135,12 @@ ConvSetup check_convolution(const char* op, const Tensor& input, const Tensor& w
                 "] (the output channels), got shape ", bias->sizes());
   }
 
-  const Pair in_size = {spatial == 1 ? 1 : input.size(2), input.size(-1)};
-  const Pair kernel = {spatial == 1 ? 1 : weight.size(2), weight.size(-1)};
-  EMBER_CHECK(kernel[0] > 0 && kernel[1] > 0, op, ": expected a non-empty kernel, got weight of shape ",
-              weight.sizes());
-  Pair out_size{};
-  for (int d = 0; d < 2; ++d) {
+  const Triple in_size = spatial_sizes(input), kernel = spatial_sizes(weight);
+  EMBER_CHECK(kernel[0] > 0 && kernel[1] > 0 && kernel[2] > 0, op,
+              ": expected a non-empty kernel, got weight of shape ", weight.sizes());
+  const Triple padded_size = {in_size[0] + 2 * padding[0], in_size[1] + 2 * padding[1], in_size[2] + 2 * padding[2]};
+  Triple out_size{};
+  for (int d = 0; d < 3; ++d) {
     const int64_t extent = dilation[d] * (kernel[d] - 1) + 1;  // the kernel's reach, dilation included
     if (transposed) {
       out_size[d] = (in_size[d] - 1) * stride[d] - 2 * padding[d] + extent + output_padding[d];
@@ -130,11 +148,10 @@ ConvSetup check_convolution(const char* op, const Tensor& input, const Tensor& w
                   weight.sizes(), ", stride ", stride_arg, ", padding ", padding_arg, " and dilation ", dilation_arg,
                   " has a non-positive output size ", out_size[d]);
     } else {
-      const int64_t padded = in_size[d] + 2 * padding[d];
-      EMBER_CHECK(padded >= extent, op, ": the kernel size (", kernel[0], "x", kernel[1], ", dilation ", dilation_arg,
-                  ") is larger than the padded input size (", in_size[0] + 2 * padding[0], "x",
-                  in_size[1] + 2 * padding[1], "; input ", input.sizes(), ", padding ", padding_arg, ")");
-      out_size[d] = (padded - extent) / stride[d] + 1;
+      EMBER_CHECK(padded_size[d] >= extent, op, ": the kernel size (", joined(kernel, spatial), ", dilation ",
+                  dilation_arg, ") is larger than the padded input size (", joined(padded_size, spatial), "; input ",
+                  input.sizes(), ", padding ", padding_arg, ")");
+      out_size[d] = (padded_size[d] - extent) / stride[d] + 1;
     }
   }
 
@@ -145,16 +162,16 @@ ConvSetup check_convolution(const char* op, const Tensor& input, const Tensor& w
   // Forward-convolution terms: a transposed convolution's output is the x of the convolution it transposes.
   g.in_channels = transposed ? out_ch : in_ch;
   g.out_channels = transposed ? in_ch : out_ch;
-  const Pair x_size = transposed ? out_size : in_size, y_size = transposed ? in_size : out_size;
-  g.in_h = x_size[0], g.in_w = x_size[1], g.out_h = y_size[0], g.out_w = y_size[1];
-  g.kernel_h = kernel[0], g.kernel_w = kernel[1];
-  g.stride_h = stride[0], g.stride_w = stride[1];
-  g.pad_h = padding[0], g.pad_w = padding[1];
-  g.dilation_h = dilation[0], g.dilation_w = dilation[1];
+  const Triple x_size = transposed ? out_size : in_size, y_size = transposed ? in_size : out_size;
+  g.in_d = x_size[0], g.in_h = x_size[1], g.in_w = x_size[2];
+  g.out_d = y_size[0], g.out_h = y_size[1], g.out_w = y_size[2];
+  g.kernel_d = kernel[0], g.kernel_h = kernel[1], g.kernel_w = kernel[2];
+  g.stride_d = stride[0], g.stride_h = stride[1], g.stride_w = stride[2];
+  g.pad_d = padding[0], g.pad_h = padding[1], g.pad_w = padding[2];
+  g.dilation_d = dilation[0], g.dilation_h = dilation[1], g.dilation_w = dilation[2];
   s.output_channels = out_ch;
   s.output_sizes = {input.size(0), out_ch};
-  if (spatial == 2) s.output_sizes.push_back(out_size[0]);
-  s.output_sizes.push_back(out_size[1]);
+  for (int64_t d = 3 - spatial; d < 3; ++d) s.output_sizes.push_back(out_size[d]);
   return s;
 }
 

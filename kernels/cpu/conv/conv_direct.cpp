@@ -84,7 +84,7 @@ void direct_tail(const ConvGeometry& g, const T* xp, int64_t hp, int64_t wp, con
 }  // namespace
 
 bool conv_direct_suits(const ConvGeometry& g) {
-  return g.stride_w == 1 && g.out_per_group() <= 8 && g.out_w > 0 && g.out_h > 0;
+  return g.planar() && g.stride_w == 1 && g.out_per_group() <= 8 && g.out_w > 0 && g.out_h > 0;
 }
 
 template <class T>

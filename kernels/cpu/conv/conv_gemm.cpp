@@ -4,7 +4,9 @@
 // For one image and one group, unfold ("im2col") the input x_g (C_g, H, W)
 // into a matrix col (C_g * kH * kW, H_out * W_out): row (c, ki, kj), column
 // (oh, ow) holds x_g[c, oh * s - p + ki * d, ow * s - p + kj * d], or 0 in the
-// padding. Then the three computations are one GEMM each (kernels/cpu/linalg/gemm.h,
+// padding. A 3-D convolution adds a depth to both: row (c, kd, ki, kj), column
+// (od, oh, ow); a 2-D one is the depth-1 case, with the same runs. Then the
+// three computations are one GEMM each (kernels/cpu/linalg/gemm.h,
 // the BLIS-style kernel near the FMA peak):
 //   forward        y_g (O_g, P)      = w_g (O_g, K) . col (K, P)
 //   input grad     col_grad (K, P)   = w_g^T (K, O_g) . y_grad_g (O_g, P), then
@@ -93,8 +95,8 @@ T* scratch(int64_t n, int slot) {
 }
 
 bool is_pointwise(const ConvGeometry& g) {
-  return g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_h == 0 && g.pad_w == 0 &&
-         g.out_h == g.in_h && g.out_w == g.in_w;
+  return g.kernel_taps() == 1 && g.stride_d == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_d == 0 &&
+         g.pad_h == 0 && g.pad_w == 0 && g.out_d == g.in_d && g.out_h == g.in_h && g.out_w == g.in_w;
 }
 
 // The output columns [lo, hi) whose input column ow * s + offset lies in [0, size).
@@ -122,36 +124,42 @@ int64_t pixel_block(const ConvGeometry& g) {
 }
 
 // One run of an unfolded row inside a pixel block [j0, j1): the part of one
-// output row that the block holds, in one row (c, ki, kj) of the unfolded
-// matrix, as offsets for input channel c = 0 (channel c adds c kH kW rows to
-// dst and c H W to src). col[dst + before + i] takes x_g[src + i * stride_w]
-// for i in [0, count); the `before` columns ahead of it and the `after`
-// columns behind it read the padding.
+// output row (od, oh) that the block holds, in one row (c, kd, ki, kj) of the
+// unfolded matrix, as offsets for input channel c = 0 (channel c adds
+// c kD kH kW rows to dst and c D H W to src). col[dst + before + i] takes
+// x_g[src + i * stride_w] for i in [0, count); the `before` columns ahead of
+// it and the `after` columns behind it read the padding.
 struct Run {
   int64_t dst, src, before, count, after;
 };
 
 // The runs of channel 0's rows that the pixel block [j0, j1) touches, in
-// (ki, kj, oh) order: the same for every channel, so computed once per block.
+// (kd, ki, kj, output row) order: the same for every channel, so computed once
+// per block.
 void block_runs(const ConvGeometry& g, int64_t j0, int64_t j1, std::vector<Run>& runs) {
   runs.clear();
-  const int64_t width = j1 - j0, oh_first = j0 / g.out_w, oh_last = (j1 - 1) / g.out_w;
-  for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
-    for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-      const int64_t row = ki * g.kernel_w + kj;
-      const int64_t iw0 = kj * g.dilation_w - g.pad_w;  // the input column under output column 0
-      const ValidRange cols = valid_range(iw0, g.stride_w, g.in_w, g.out_w);
-      for (int64_t oh = oh_first; oh <= oh_last; ++oh) {
-        const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-        const int64_t begin = oh == oh_first ? j0 - oh * g.out_w : 0;
-        const int64_t end = oh == oh_last ? j1 - oh * g.out_w : g.out_w;
-        const int64_t dst = row * width + oh * g.out_w - j0 + begin;
-        if (ih < 0 || ih >= g.in_h) {
-          runs.push_back({dst, 0, end - begin, 0, 0});
-          continue;
+  // Output rows r = od * out_h + oh.
+  const int64_t width = j1 - j0, r_first = j0 / g.out_w, r_last = (j1 - 1) / g.out_w;
+  for (int64_t kd = 0; kd < g.kernel_d; ++kd) {
+    for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
+      for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+        const int64_t row = (kd * g.kernel_h + ki) * g.kernel_w + kj;
+        const int64_t iw0 = kj * g.dilation_w - g.pad_w;  // the input column under output column 0
+        const ValidRange cols = valid_range(iw0, g.stride_w, g.in_w, g.out_w);
+        for (int64_t r = r_first; r <= r_last; ++r) {
+          const int64_t od = r / g.out_h, oh = r % g.out_h;
+          const int64_t id = od * g.stride_d - g.pad_d + kd * g.dilation_d;
+          const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+          const int64_t begin = r == r_first ? j0 - r * g.out_w : 0;
+          const int64_t end = r == r_last ? j1 - r * g.out_w : g.out_w;
+          const int64_t dst = row * width + r * g.out_w - j0 + begin;
+          if (id < 0 || id >= g.in_d || ih < 0 || ih >= g.in_h) {
+            runs.push_back({dst, 0, end - begin, 0, 0});
+            continue;
+          }
+          const int64_t lo = std::clamp(cols.lo, begin, end), hi = std::clamp(cols.hi, lo, end);
+          runs.push_back({dst, (id * g.in_h + ih) * g.in_w + iw0 + lo * g.stride_w, lo - begin, hi - lo, end - hi});
         }
-        const int64_t lo = std::clamp(cols.lo, begin, end), hi = std::clamp(cols.hi, lo, end);
-        runs.push_back({dst, ih * g.in_w + iw0 + lo * g.stride_w, lo - begin, hi - lo, end - hi});
       }
     }
   }
@@ -163,7 +171,7 @@ template <class F>
 void for_each_run(const ConvGeometry& g, int64_t j0, int64_t j1, F&& f) {
   thread_local std::vector<Run> runs;
   block_runs(g, j0, j1, runs);
-  const int64_t dst_step = g.kernel_h * g.kernel_w * (j1 - j0), src_step = g.in_h * g.in_w;
+  const int64_t dst_step = g.kernel_taps() * (j1 - j0), src_step = g.in_pixels();
   for (int64_t c = 0; c < g.in_per_group(); ++c) {
     for (const Run& r : runs) f(r, c * dst_step, c * src_step);
   }
@@ -212,39 +220,6 @@ void add_run(T* dst, const T* src, int64_t n) {
   }
 }
 
-// Columns [j0, j1) of the unfolded x_g (C_g, H, W) -> col (C_g kH kW, j1 - j0)
-template <class T>
-void im2col(const ConvGeometry& g, const T* x, int64_t j0, int64_t j1, T* col) {
-  const int64_t sw = g.stride_w;
-  for_each_run(g, j0, j1, [&](const Run& r, int64_t dst_at, int64_t src_at) {
-    T* dst = col + dst_at + r.dst;
-    const T* src = x + src_at + r.src;
-    zero_run(dst, r.before);
-    if (sw == 1) {
-      copy_run(dst + r.before, src, r.count);
-    } else {
-      for (int64_t i = 0; i < r.count; ++i) dst[r.before + i] = src[i * sw];
-    }
-    zero_run(dst + r.before + r.count, r.after);
-  });
-}
-
-// x_grad_g (C_g, H, W) += the columns [j0, j1) of an unfolded gradient col
-// (C_g kH kW, j1 - j0), each entry added where im2col took it from.
-template <class T>
-void col2im_add(const ConvGeometry& g, const T* col, int64_t j0, int64_t j1, T* x) {
-  const int64_t sw = g.stride_w;
-  for_each_run(g, j0, j1, [&](const Run& r, int64_t col_at, int64_t x_at) {
-    const T* src = col + col_at + r.dst + r.before;
-    T* dst = x + x_at + r.src;
-    if (sw == 1) {
-      add_run(dst, src, r.count);
-    } else {
-      for (int64_t i = 0; i < r.count; ++i) dst[i * sw] += src[i];
-    }
-  });
-}
-
 // One image and group by the direct kernel (conv_direct.h). It computes in
 // float or double; bf16 operands are widened first, a copy that is small next
 // to the O_g kH kW multiply-adds each input value takes part in.
@@ -281,6 +256,36 @@ void for_each_image(const ConvGeometry& g, F&& f) {
 }
 
 }  // namespace
+
+template <class T>
+void im2col(const ConvGeometry& g, const T* x, int64_t j0, int64_t j1, T* col) {
+  const int64_t sw = g.stride_w;
+  for_each_run(g, j0, j1, [&](const Run& r, int64_t dst_at, int64_t src_at) {
+    T* dst = col + dst_at + r.dst;
+    const T* src = x + src_at + r.src;
+    zero_run(dst, r.before);
+    if (sw == 1) {
+      copy_run(dst + r.before, src, r.count);
+    } else {
+      for (int64_t i = 0; i < r.count; ++i) dst[r.before + i] = src[i * sw];
+    }
+    zero_run(dst + r.before + r.count, r.after);
+  });
+}
+
+template <class T>
+void col2im_add(const ConvGeometry& g, const T* col, int64_t j0, int64_t j1, T* x) {
+  const int64_t sw = g.stride_w;
+  for_each_run(g, j0, j1, [&](const Run& r, int64_t col_at, int64_t x_at) {
+    const T* src = col + col_at + r.dst + r.before;
+    T* dst = x + x_at + r.src;
+    if (sw == 1) {
+      add_run(dst, src, r.count);
+    } else {
+      for (int64_t i = 0; i < r.count; ++i) dst[i * sw] += src[i];
+    }
+  });
+}
 
 template <class T>
 void add_channel_bias(T* t, const T* bias, int64_t batch, int64_t channels, int64_t pixels) {
@@ -431,6 +436,12 @@ void channel_sums(const T* t, int64_t batch, int64_t channels, int64_t pixels, C
   template void conv_input_grad<T>(const ConvGeometry&, const T*, const T*, ConvAcc<T>*);                 \
   template void conv_weight_grad<T>(const ConvGeometry&, const T*, const T*, ConvAcc<T>*);                \
   template void channel_sums<T>(const T*, int64_t, int64_t, int64_t, ConvAcc<T>*);
+template void im2col<float>(const ConvGeometry&, const float*, int64_t, int64_t, float*);
+template void im2col<double>(const ConvGeometry&, const double*, int64_t, int64_t, double*);
+template void im2col<Half>(const ConvGeometry&, const Half*, int64_t, int64_t, Half*);
+template void im2col<BFloat16>(const ConvGeometry&, const BFloat16*, int64_t, int64_t, BFloat16*);
+template void col2im_add<float>(const ConvGeometry&, const float*, int64_t, int64_t, float*);
+template void col2im_add<double>(const ConvGeometry&, const double*, int64_t, int64_t, double*);
 EMBER_CONV_INSTANTIATE(float)
 EMBER_CONV_INSTANTIATE(double)
 EMBER_CONV_INSTANTIATE(BFloat16)

@@ -50,11 +50,15 @@
 #include "core/op_decls_pooling.h"
 #include "core/tensor_util.h"
 #include "ember/parallel.h"
+#include "kernels/cpu/pool/pool_windows.h"
 #include "kernels/cpu/vec/vec.h"
 
 namespace ember {
 
 namespace {
+
+using cpu::AvgSpan;
+using cpu::Span;
 
 constexpr int64_t kChunkElements = int64_t{1} << 15;  // input + output elements per parallel chunk
 
@@ -97,15 +101,6 @@ DimVector with_spatial(IntArrayRef sizes, int64_t h, int64_t w) {
   return out;
 }
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
-
-int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = floor_div(span, stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;  // the last window must start inside the input or left pad
-  return out;
-}
-
 // The window geometry of max_pool2d and avg_pool2d, checked as PyTorch does.
 struct Pool2d {
   Planes in;
@@ -128,29 +123,12 @@ Pool2d pool_geometry(const char* op, IntArrayRef input, IntArrayRef kernel_size,
               ": padding must be at most half of the kernel size, got padding ", padding, " for kernel_size ",
               kernel_size);
   g.in = planes_of(input, op);
-  g.out_h = pooled_size(g.in.h, g.kernel.h, g.pad.h, g.stride.h, g.dilation.h, ceil_mode);
-  g.out_w = pooled_size(g.in.w, g.kernel.w, g.pad.w, g.stride.w, g.dilation.w, ceil_mode);
+  g.out_h = cpu::pooled_size(g.in.h, g.kernel.h, g.pad.h, g.stride.h, g.dilation.h, ceil_mode);
+  g.out_w = cpu::pooled_size(g.in.w, g.kernel.w, g.pad.w, g.stride.w, g.dilation.w, ceil_mode);
   EMBER_CHECK(g.out_h >= 1 && g.out_w >= 1, op, ": the kernel is larger than the padded input: input shape ", input,
               " with kernel_size ", kernel_size, ", padding ", padding, " and dilation ", dilation,
               " gives an output of ", g.out_h, "x", g.out_w, " (output size is too small)");
   return g;
-}
-
-// One window dimension per output position: [begin, end) clipped to the input.
-struct Span {
-  int64_t begin, end;
-};
-
-// Max pooling: the first tap inside the input, the end of the dilated window.
-std::vector<Span> max_spans(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
-  std::vector<Span> s(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t b = o * stride - pad;
-    const int64_t e = std::min(b + (k - 1) * dilation + 1, in);
-    while (b < 0) b += dilation;
-    s[o] = {b, e};
-  }
-  return s;
 }
 
 template <class T>
@@ -186,8 +164,8 @@ void max_pool_planes(const T* in, T* out, int64_t* indices, const Pool2d& g, int
   using A = acc_t<T>;
   constexpr int64_t kBlock = 64;
   const int64_t W = g.in.w, plane = g.in.h * W, out_plane = g.out_h * g.out_w;
-  const std::vector<Span> hs = max_spans(g.out_h, g.in.h, g.kernel.h, g.stride.h, g.pad.h, g.dilation.h);
-  const std::vector<Span> ws = max_spans(g.out_w, W, g.kernel.w, g.stride.w, g.pad.w, g.dilation.w);
+  const std::vector<Span> hs = cpu::max_spans(g.out_h, g.in.h, g.kernel.h, g.stride.h, g.pad.h, g.dilation.h);
+  const std::vector<Span> ws = cpu::max_spans(g.out_w, W, g.kernel.w, g.stride.w, g.pad.w, g.dilation.w);
   const Span inner = interior_columns(g);
   const int64_t dh = g.dilation.h, dw = g.dilation.w, sw = g.stride.w, pw = g.pad.w;
   A best[kBlock];
@@ -395,21 +373,6 @@ Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Ten
 
 // ---- avg_pool2d ----
 
-// Average pooling's window per output position: clipped to the input, and the
-// size of its clip to the padded input.
-struct AvgSpan {
-  int64_t begin, end, padded;
-};
-
-std::vector<AvgSpan> avg_spans(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t pad) {
-  std::vector<AvgSpan> s(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) {
-    const int64_t b = o * stride - pad, e = std::min(b + k, in + pad);
-    s[o] = {std::max<int64_t>(b, 0), std::min(e, in), e - b};
-  }
-  return s;
-}
-
 struct AvgPool2d {
   Pool2d g;
   std::vector<AvgSpan> hs, ws;
@@ -432,8 +395,8 @@ AvgPool2d avg_geometry(const char* op, IntArrayRef input, IntArrayRef kernel_siz
               {},
               count_include_pad,
               divisor_override};
-  a.hs = avg_spans(a.g.out_h, a.g.in.h, a.g.kernel.h, a.g.stride.h, a.g.pad.h);
-  a.ws = avg_spans(a.g.out_w, a.g.in.w, a.g.kernel.w, a.g.stride.w, a.g.pad.w);
+  a.hs = cpu::avg_spans(a.g.out_h, a.g.in.h, a.g.kernel.h, a.g.stride.h, a.g.pad.h);
+  a.ws = cpu::avg_spans(a.g.out_w, a.g.in.w, a.g.kernel.w, a.g.stride.w, a.g.pad.w);
   return a;
 }
 
@@ -548,13 +511,6 @@ Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, IntArrayRef input_size
 
 // ---- adaptive_avg_pool2d ----
 
-// Output i of `out` averages input [floor(i in / out), ceil((i + 1) in / out)).
-std::vector<Span> adaptive_spans(int64_t out, int64_t in) {
-  std::vector<Span> s(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) s[o] = {(o * in) / out, ((o + 1) * in + out - 1) / out};
-  return s;
-}
-
 Pair adaptive_output(const char* op, IntArrayRef output_size) {
   const Pair o = pair_arg(output_size, op, "output_size");
   EMBER_CHECK(o.h >= 0 && o.w >= 0, op, ": output_size must be non-negative, got ", output_size);
@@ -615,7 +571,7 @@ Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
   Tensor out = make_empty(with_spatial(self.sizes(), o.h, o.w), self.dtype(), self.device());
   if (out.numel() == 0) return out;
   const Tensor x = self.contiguous();
-  const std::vector<Span> hs = adaptive_spans(o.h, pl.h), ws = adaptive_spans(o.w, pl.w);
+  const std::vector<Span> hs = cpu::adaptive_spans(o.h, pl.h), ws = cpu::adaptive_spans(o.w, pl.w);
   const int64_t work = pl.h * pl.w + o.h * o.w;
   dispatch_floating(self.dtype(), op, [&]<class T>() {
     parallel_for(0, pl.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
@@ -635,7 +591,7 @@ Tensor adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, IntArrayRef i
   Tensor grad_input = make_empty(input_size, grad_output.dtype(), grad_output.device());
   if (grad_input.numel() == 0) return grad_input;
   const Tensor g = grad_output.contiguous();
-  const std::vector<Span> hs = adaptive_spans(OH, pl.h), ws = adaptive_spans(OW, pl.w);
+  const std::vector<Span> hs = cpu::adaptive_spans(OH, pl.h), ws = cpu::adaptive_spans(OW, pl.w);
   const int64_t W = pl.w;
   dispatch_floating(grad_output.dtype(), op, [&]<class T>() {
     using A = acc_t<T>;

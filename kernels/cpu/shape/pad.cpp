@@ -1,5 +1,5 @@
-// Padding on CPU: constant_pad_nd, reflection_pad, replication_pad and the
-// backward ops of the last two.
+// Padding on CPU: constant_pad_nd, reflection_pad, replication_pad,
+// circular_pad and the backward ops of the last three.
 //
 // Note [Padding]
 // `pad` lists (left, right) pairs from the last dim backwards, as in
@@ -9,9 +9,14 @@
 //              copied in with copy_ (negative padding crops). Its backward
 //              is constant_pad_nd of the gradient with the padding negated.
 //   reflect /  the last 1, 2 or 3 dims of a (K+1)-D or (K+2)-D input. Output
-//   replicate  position o of a dim reads input i = o - left, mirrored about
-//              the edges (reflect: -i, 2 (n - 1) - i; needs left, right < n)
-//              or clamped to [0, n - 1] (replicate). The source index of each
+//   replicate/ position o of a dim reads input i = o - left, mirrored about
+//   circular   the edges (reflect: -i, 2 (n - 1) - i; needs left, right < n)
+//              or clamped to [0, n - 1] (replicate). Circular first crops
+//              what a negative padding removes, leaving c elements from s =
+//              max(-left, 0), then wraps: o reads s + (o - max(left, 0)) mod c,
+//              as torch's copies do; a positive padding may not exceed c
+//              (torch: no wrapping around more than once), and the output
+//              may be empty. The source index of each
 //              output position is computed once per dim; the forward copies
 //              element by element (any dtype: only bytes move), parallel over
 //              output rows. The backward adds each output gradient into its
@@ -77,9 +82,35 @@ Tensor constant_pad_nd_cpu(const Tensor& self, IntArrayRef pad, const Scalar& va
 
 // ---- reflect, replicate ----
 
-enum class PadMode : uint8_t { Reflect, Replicate };
+enum class PadMode : uint8_t { Reflect, Replicate, Circular };
 
-const char* mode_name(PadMode m) { return m == PadMode::Reflect ? "reflect" : "replicate"; }
+const char* mode_name(PadMode m) {
+  switch (m) {
+    case PadMode::Reflect: return "reflect";
+    case PadMode::Replicate: return "replicate";
+    case PadMode::Circular: return "circular";
+  }
+  return "";
+}
+
+// The input position that output position o of a dim of size n, padded by
+// (left, right), reads (the Note; the arguments are checked).
+int64_t edge_source(PadMode mode, int64_t o, int64_t left, int64_t right, int64_t n) {
+  int64_t j = o - left;
+  switch (mode) {
+    case PadMode::Reflect:
+      if (j < 0) j = -j;
+      if (j >= n) j = 2 * (n - 1) - j;
+      return j;
+    case PadMode::Replicate: return std::clamp<int64_t>(j, 0, n - 1);
+    case PadMode::Circular: {
+      const int64_t first = std::max<int64_t>(-left, 0), kept = n - first - std::max<int64_t>(-right, 0);
+      const int64_t k = (o - std::max<int64_t>(left, 0)) % kept;
+      return first + (k < 0 ? k + kept : k);
+    }
+  }
+  return j;
+}
 
 // The input and output as [planes, D, H, W] (1 for the dims not padded) and
 // each output position's source index along D, H, W.
@@ -112,24 +143,21 @@ EdgePad edge_pad_geometry(const char* op, PadMode mode, IntArrayRef input, IntAr
                   left, ", ", right, ") for dim ", d, " of size ", n, " in input shape ", input);
     }
     const int64_t m = n + left + right;
-    EMBER_CHECK(m >= 1, op, ": dim ", d, " of size ", n, " padded by (", left, ", ", right,
-                ") gives an output size of ", m, ", which is invalid");
+    EMBER_CHECK(m >= (mode == PadMode::Circular ? 0 : 1), op, ": dim ", d, " of size ", n, " padded by (", left, ", ",
+                right, ") gives an output size of ", m, ", which is invalid");
+    if (mode == PadMode::Circular) {
+      const int64_t kept = n - std::max<int64_t>(-left, 0) - std::max<int64_t>(-right, 0);
+      EMBER_CHECK(left <= kept && right <= kept, op, ": circular padding (", left, ", ", right, ") of dim ", d,
+                  " of size ", n, " (", kept, " after the negative padding) wraps around more than once",
+                  " in input shape ", input);
+    }
     g.out_shape[d] = m;
     const size_t slot = static_cast<size_t>(2 - i);  // W is slot 2, H slot 1, D slot 0
     g.in[slot] = n;
     g.out[slot] = m;
     std::vector<int64_t>& s = g.src[slot];
     s.resize(static_cast<size_t>(m));
-    for (int64_t o = 0; o < m; ++o) {
-      int64_t j = o - left;
-      if (mode == PadMode::Reflect) {
-        if (j < 0) j = -j;
-        if (j >= n) j = 2 * (n - 1) - j;
-      } else {
-        j = std::clamp<int64_t>(j, 0, n - 1);
-      }
-      s[o] = j;
-    }
+    for (int64_t o = 0; o < m; ++o) s[o] = edge_source(mode, o, left, right, n);
   }
   for (auto& s : g.src) {
     if (s.empty()) s.assign(1, 0);
@@ -150,9 +178,19 @@ void edge_pad_rows(const U* in, U* out, const EdgePad& g, int64_t begin, int64_t
   }
 }
 
+// The op's name, or its backward's.
+const char* op_name(PadMode mode, bool backward) {
+  switch (mode) {
+    case PadMode::Reflect: return backward ? "reflection_pad_backward" : "reflection_pad";
+    case PadMode::Replicate: return backward ? "replication_pad_backward" : "replication_pad";
+    case PadMode::Circular: return backward ? "circular_pad_backward" : "circular_pad";
+  }
+  return "";
+}
+
 template <PadMode Mode>
 Tensor edge_pad_cpu(const Tensor& self, IntArrayRef pad) {
-  const char* op = Mode == PadMode::Reflect ? "reflection_pad" : "replication_pad";
+  const char* op = op_name(Mode, false);
   const EdgePad g = edge_pad_geometry(op, Mode, self.sizes(), pad);
   Tensor out = make_empty(g.out_shape, self.dtype(), self.device());
   if (out.numel() == 0) return out;
@@ -168,7 +206,7 @@ Tensor edge_pad_cpu(const Tensor& self, IntArrayRef pad) {
 
 template <PadMode Mode>
 Tensor edge_pad_backward_cpu(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef pad) {
-  const char* op = Mode == PadMode::Reflect ? "reflection_pad_backward" : "replication_pad_backward";
+  const char* op = op_name(Mode, true);
   const EdgePad g = edge_pad_geometry(op, Mode, input_size, pad);
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(g.out_shape), op, ": expected grad_output of shape ",
               IntArrayRef(g.out_shape), " for input shape ", input_size, " and padding ", pad, ", got ",
@@ -212,6 +250,9 @@ void register_cpu_pad_kernels() {
                                    "cpu::reflection_pad_backward");
   op::replication_pad_backward.impl(DispatchKey::CPU, kFloatingDTypes, &edge_pad_backward_cpu<PadMode::Replicate>,
                                     "cpu::replication_pad_backward");
+  op::circular_pad.impl(DispatchKey::CPU, kAllDTypes, &edge_pad_cpu<PadMode::Circular>, "cpu::circular_pad");
+  op::circular_pad_backward.impl(DispatchKey::CPU, kFloatingDTypes, &edge_pad_backward_cpu<PadMode::Circular>,
+                                 "cpu::circular_pad_backward");
 }
 
 }  // namespace ember

@@ -1,4 +1,4 @@
-// ember::nn::functional — conv1d, conv2d, conv_transpose2d, as in torch.nn.functional.
+// ember::nn::functional — conv1d, conv2d, conv3d, conv_transpose2d, as in torch.nn.functional.
 //
 //   namespace F = ember::nn::functional;
 //   Tensor y = F::conv2d(x, w, b, /*stride=*/1, /*padding=*/1);          // x: (N, C, H, W), w: (O, C, 3, 3)
@@ -8,9 +8,10 @@
 //
 // Shapes: conv1d input (N, C_in, L) or (C_in, L), weight (C_out, C_in / groups, k);
 // conv2d input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW);
+// conv3d input (N, C_in, D, H, W) or (C_in, D, H, W), weight (C_out, C_in / groups, kD, kH, kW);
 // conv_transpose2d input (N, C_in, H, W) or (C_in, H, W), weight (C_in, C_out / groups, kH, kW).
 // bias has C_out entries. An int argument applies to every spatial dim; a list
-// gives one value per dim. All three are differentiable in input, weight and
+// gives one value per dim. All four are differentiable in input, weight and
 // bias, twice (the backward is itself made of convolutions).
 // float32, float64, bfloat16 and float16 (the last two computed in float32).
 #pragma once
@@ -30,7 +31,7 @@
 
 namespace ember::nn::functional {
 
-// The padding of conv1d/conv2d: numbers (one, or one per spatial dim), or the
+// The padding of conv1d/conv2d/conv3d: numbers (one, or one per spatial dim), or the
 // string "valid" (no padding) or "same" (the output has the input's size; only
 // with stride 1; when the total padding dilation * (k - 1) is odd the extra
 // zero goes to the right/bottom, as in PyTorch).
@@ -60,6 +61,10 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
               IntArrayRef stride = 1, const ConvPadding& padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
 
+// (N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out), per dim as conv1d.
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
+              IntArrayRef stride = 1, const ConvPadding& padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+
 // The gradient of conv2d with respect to its input, as a layer ("deconvolution"):
 // (N, C_in, H, W) -> (N, C_out, H_out, W_out),
 // H_out = (H - 1) s - 2 p + d (k - 1) + output_padding + 1; output_padding < max(s, d).
@@ -69,7 +74,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
 
 // ---- libtorch's options forms (Note [Options forms] in options_support.h) ----
 
-// The options of conv1d (D = 1) and conv2d (D = 2): the positional
+// The options of conv1d (D = 1), conv2d (D = 2) and conv3d (D = 3): the positional
 // arguments after the weight, with the same defaults.
 template <size_t D>
 class ConvFuncOptions {
@@ -109,6 +114,7 @@ class ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 class ConvTranspose2dFuncOptions {
  public:
@@ -150,6 +156,11 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Options& options)
 template <std::same_as<Conv2dFuncOptions> Options>
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Options& options) {
   return functional::conv2d(input, weight, nn::detail::optional_tensor(options.bias()), options.stride(),
+                            options.padding(), options.dilation(), options.groups());
+}
+template <std::same_as<Conv3dFuncOptions> Options>
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Options& options) {
+  return functional::conv3d(input, weight, nn::detail::optional_tensor(options.bias()), options.stride(),
                             options.padding(), options.dilation(), options.groups());
 }
 template <std::same_as<ConvTranspose2dFuncOptions> Options>

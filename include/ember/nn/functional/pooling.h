@@ -5,12 +5,14 @@
 //   Tensor y = F::max_pool2d(x, 3, /*stride=*/2, /*padding=*/1);     // x: (N, C, H, W) or (C, H, W)
 //   auto [v, i] = F::max_pool2d_with_indices(x, {2, 3});             // i: int64 flat indices into H*W
 //   Tensor g = F::adaptive_avg_pool2d(x, 1);                         // global average: (N, C, 1, 1)
+//   Tensor v3 = F::max_pool3d(vol, {1, 2, 2});                        // vol: (N, C, D, H, W) or (C, D, H, W)
 //   Tensor p = F::pad(x, {1, 1, 2, 0}, "reflect");                   // W by (1, 1), H by (2, 0)
 //   Tensor u = F::interpolate(x, {.scale_factor = std::vector<double>{2.0}, .mode = "bilinear"});
 //   Tensor m = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));   // libtorch's form
 //   Tensor v = F::interpolate(x, F::InterpolateFuncOptions().size({7, 5}).mode(ember::kBilinear));
 //
-// An IntArrayRef spatial argument is one value (both dims) or two (h, w).
+// An IntArrayRef spatial argument is one value (every dim) or one per dim:
+// (h, w) for the 2-D functions, (d, h, w) for the 3-D ones.
 // Pooling and bilinear take float32, float64, float16 and bfloat16 (the last
 // two computed in float32); pad and nearest take every dtype. Every op here is
 // differentiable to any order, and gives the same bits for any thread count.
@@ -57,11 +59,27 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 // [floor(i H / oh), ceil((i + 1) H / oh)), and the same for columns.
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
 
+// The 3-D forms of the four above, on (N, C, D, H, W) or (C, D, H, W) inputs,
+// with the same rules per dim; max_pool3d_with_indices gives the positions
+// (d * H + h) * W + w in each input volume.
+Tensor max_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  IntArrayRef dilation = 1, bool ceil_mode = false);
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntArrayRef kernel_size,
+                                                   IntArrayRef stride = {}, IntArrayRef padding = 0,
+                                                   IntArrayRef dilation = 1, bool ceil_mode = false);
+Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor adaptive_avg_pool3d(const Tensor& input, IntArrayRef output_size);
+
 // Pads the last dims by (left, right) pairs, the last dim first, as torch:
 // mode "constant" (any number of dims, filled with `value`, default 0; a
 // negative padding crops), "reflect" (mirror without repeating the edge;
-// padding < the dim's size) or "replicate" (repeat the edge); the last two
-// pad the last 1, 2 or 3 dims of a (K+1)-D or (K+2)-D input and take no value.
+// padding < the dim's size), "replicate" (repeat the edge) or "circular"
+// (wrap around: the left padding repeats the end of the dim, the right one
+// its start; after the crop of a negative padding, each padding at most the
+// dim's remaining size); the last three pad the last 1, 2 or 3 dims of a
+// (K+1)-D or (K+2)-D input and take no value.
 Tensor pad(const Tensor& input, IntArrayRef pad, std::string_view mode = "constant",
            std::optional<double> value = std::nullopt);
 
@@ -87,11 +105,14 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& options);
 using MaxPool2dFuncOptions = nn::MaxPool2dOptions;
 using AvgPool2dFuncOptions = nn::AvgPool2dOptions;
 using AdaptiveAvgPool2dFuncOptions = nn::AdaptiveAvgPool2dOptions;
+using MaxPool3dFuncOptions = nn::MaxPool3dOptions;
+using AvgPool3dFuncOptions = nn::AvgPool3dOptions;
+using AdaptiveAvgPool3dFuncOptions = nn::AdaptiveAvgPool3dOptions;
 
 class PadFuncOptions {
  public:
   explicit PadFuncOptions(std::vector<int64_t> pad) : pad_(std::move(pad)) {}
-  // "constant" (default), "reflect" or "replicate" (ember::kReflect, ...).
+  // "constant" (default), "reflect", "replicate" or "circular" (ember::kReflect, ...).
   PadFuncOptions& mode(std::string v) {
     mode_ = std::move(v);
     return *this;
@@ -165,6 +186,25 @@ Tensor avg_pool2d(const Tensor& input, const Options& options) {
 template <std::same_as<AdaptiveAvgPool2dFuncOptions> Options>
 Tensor adaptive_avg_pool2d(const Tensor& input, const Options& options) {
   return functional::adaptive_avg_pool2d(input, options.output_size());
+}
+template <std::same_as<MaxPool3dFuncOptions> Options>
+Tensor max_pool3d(const Tensor& input, const Options& options) {
+  return functional::max_pool3d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
+                                options.ceil_mode());
+}
+template <std::same_as<MaxPool3dFuncOptions> Options>
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, const Options& options) {
+  return functional::max_pool3d_with_indices(input, options.kernel_size(), options.stride(), options.padding(),
+                                             options.dilation(), options.ceil_mode());
+}
+template <std::same_as<AvgPool3dFuncOptions> Options>
+Tensor avg_pool3d(const Tensor& input, const Options& options) {
+  return functional::avg_pool3d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
+                                options.count_include_pad(), options.divisor_override());
+}
+template <std::same_as<AdaptiveAvgPool3dFuncOptions> Options>
+Tensor adaptive_avg_pool3d(const Tensor& input, const Options& options) {
+  return functional::adaptive_avg_pool3d(input, options.output_size());
 }
 template <std::same_as<PadFuncOptions> Options>
 Tensor pad(const Tensor& input, const Options& options) {

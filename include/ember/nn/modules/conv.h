@@ -1,9 +1,10 @@
-// ember::nn convolution layers, as torch.nn: Conv1d, Conv2d, ConvTranspose2d.
+// ember::nn convolution layers, as torch.nn: Conv1d, Conv2d, Conv3d, ConvTranspose2d.
 //
 //   namespace nn = ember::nn;
 //   nn::Conv2d conv(nn::Conv2dOptions(1, 32, 3).stride(1).padding(1));   // x (N, 1, H, W) -> (N, 32, H, W)
 //   nn::Conv2d same(nn::Conv2dOptions(32, 32, {3, 5}).padding("same").bias(false));
 //   nn::Conv1d c1(16, 8, 3);                                              // plain arguments work too
+//   nn::Conv3d c3(nn::Conv3dOptions(4, 8, {3, 3, 3}).padding(1).padding_mode(ember::kCircular));
 //   nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(32, 16, 2).stride(2));
 //
 // Parameters, as PyTorch names and shapes them: "weight" (out, in / groups, k...)
@@ -11,7 +12,7 @@
 // bias(false). They start as PyTorch's do: kaiming_uniform_(weight, a = sqrt(5)),
 // that is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same range,
 // with fan_in = weight.size(1) * prod(kernel_size). The arithmetic is
-// F::conv1d / F::conv2d / F::conv_transpose2d (ember/nn/functional/conv.h).
+// F::conv1d / F::conv2d / F::conv3d / F::conv_transpose2d (ember/nn/functional/conv.h).
 #pragma once
 
 #include <cstddef>
@@ -26,7 +27,7 @@
 
 namespace ember::nn {
 
-// The arguments of Conv1d (D = 1) and Conv2d (D = 2). An int argument applies
+// The arguments of Conv1d (D = 1), Conv2d (D = 2) and Conv3d (D = 3). An int argument applies
 // to every spatial dim; a list gives one value per dim.
 template <size_t D>
 class ConvOptions {
@@ -42,7 +43,7 @@ class ConvOptions {
   ConvOptions& dilation(IntArrayRef v) { return set(dilation_, detail::per_dim(layer_name(), "dilation", v, D)); }
   ConvOptions& groups(int64_t v) { return set(groups_, v); }
   ConvOptions& bias(bool v) { return set(bias_, v); }
-  // What the padding is filled with: "zeros" (default), "reflect" or "replicate" (see F::pad).
+  // What the padding is filled with: "zeros" (default), "reflect", "replicate" or "circular" (see F::pad).
   ConvOptions& padding_mode(std::string v) { return set(padding_mode_, std::move(v)); }
 
   int64_t in_channels() const { return in_channels_; }
@@ -55,7 +56,7 @@ class ConvOptions {
   bool bias() const { return bias_; }
   const std::string& padding_mode() const { return padding_mode_; }
 
-  // "Conv1d" or "Conv2d".
+  // "Conv1d", "Conv2d" or "Conv3d".
   static std::string layer_name() { return "Conv" + std::to_string(D) + "d"; }
 
  private:
@@ -75,8 +76,9 @@ class ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
-// The layer behind Conv1d and Conv2d (instantiated for D = 1 and 2 in nn/modules_conv.cpp).
+// The layer behind Conv1d, Conv2d and Conv3d (instantiated for D = 1, 2 and 3 in nn/modules_conv.cpp).
 template <size_t D>
 class ConvNdImpl : public Module {
  public:
@@ -104,8 +106,13 @@ class Conv2dImpl : public ConvNdImpl<2> {
  public:
   using ConvNdImpl<2>::ConvNdImpl;
 };
+class Conv3dImpl : public ConvNdImpl<3> {
+ public:
+  using ConvNdImpl<3>::ConvNdImpl;
+};
 EMBER_MODULE(Conv1d);
 EMBER_MODULE(Conv2d);
+EMBER_MODULE(Conv3d);
 
 // The arguments of ConvTranspose2d. Padding is numbers only; the padding is zeros.
 class ConvTranspose2dOptions {
