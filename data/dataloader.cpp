@@ -214,6 +214,8 @@ TensorDict DataLoader::state_dict() const {
   return state;
 }
 
+size_t DataLoader::resumed_batches() const { return impl_->resume_skip; }
+
 void DataLoader::load_state_dict(const TensorDict& state) {
   Impl& m = *impl_;
   const uint64_t seed = detail::read_u64(state, "generator.seed", "DataLoader");

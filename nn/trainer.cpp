@@ -119,6 +119,8 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
   BatchProgress progress;
   progress.epoch = epoch;
   progress.batches_per_epoch = static_cast<int64_t>(loader.size());
+  // A resumed epoch counts on from where the checkpoint left it.
+  progress.batch = progress.resumed_after = static_cast<int64_t>(loader.resumed_batches());
   int64_t pending = 0;  // batches whose gradients wait for the next step
   complete = true;
   for (data::Example& batch : loader) {

@@ -137,9 +137,13 @@ ProgressLogger::ProgressLogger(std::ostream& out, int64_t every_n_batches, bool 
 ProgressLogger::ProgressLogger() : ProgressLogger(std::cout, 20, ::isatty(STDOUT_FILENO) == 1) {}
 
 void ProgressLogger::on_batch_end(Trainer& trainer, const BatchProgress& p) {
+  if (p.resumed_after > 0 && p.batch == p.resumed_after + 1) {
+    out_ << (terminal_ ? "\r" : "") << "epoch " << p.epoch << ": resumed after batch " << p.resumed_after << " of "
+         << p.batches_per_epoch << "; this epoch's train metrics cover the batches from here on\n";
+  }
   if (!terminal_) return;
   if (p.batch % every_ != 0 && p.batch != p.batches_per_epoch) return;
-  const double per_batch = p.seconds / static_cast<double>(p.batch);
+  const double per_batch = p.seconds / static_cast<double>(p.batch - p.resumed_after);
   const int64_t epochs_left = trainer.options().epochs - p.epoch;
   const double eta = per_batch * static_cast<double>((p.batches_per_epoch - p.batch) +
                                                      epochs_left * p.batches_per_epoch);

@@ -113,6 +113,50 @@ TEST(Trainer, ResumeInsideAnEpochIsBitIdentical) {
   }
 }
 
+// A run resumed inside an epoch counts its batches on from the checkpoint's
+// and says that the epoch's train metrics cover only the rest.
+TEST(Trainer, ResumeInsideAnEpochCountsOnAndSaysSo) {
+  TempDir dir("resume_count");
+  const std::string ckpt = (dir.path / "mid.ckpt").string();
+  {
+    manual_seed(0);
+    nn::Sequential model = tiny_mlp();
+    optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
+    data::DataLoader loader(synthetic_data(), {.batch_size = 8, .shuffle = true, .seed = 3});
+    TrainerOptions options;
+    options.epochs = 3;
+    options.callbacks = {std::make_shared<StopInsideSecondEpoch>()};
+    Trainer trainer(options);
+    trainer.fit(model, opt, nullptr, loader, nullptr);
+    trainer.save_checkpoint(ckpt);
+  }
+  struct FirstBatch : Callback {
+    std::vector<BatchProgress> seen;
+    void on_batch_end(Trainer&, const BatchProgress& p) override { seen.push_back(p); }
+  };
+  auto first = std::make_shared<FirstBatch>();
+  std::ostringstream log;
+  nn::Sequential model = tiny_mlp();
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
+  data::DataLoader loader(synthetic_data(), {.batch_size = 8, .shuffle = true, .seed = 3});
+  TrainerOptions options;
+  options.epochs = 3;
+  options.resume_from = ckpt;
+  options.callbacks = {first, std::make_shared<ProgressLogger>(log, 1, false)};
+  Trainer trainer(options);
+  trainer.fit(model, opt, nullptr, loader, nullptr);
+  ASSERT_FALSE(first->seen.empty());
+  EXPECT_EQ(first->seen.front().epoch, 2);
+  EXPECT_EQ(first->seen.front().batch, 4);  // batches 1-3 ran before the checkpoint
+  EXPECT_EQ(first->seen.front().resumed_after, 3);
+  EXPECT_EQ(first->seen[5].epoch, 3);  // the next epoch starts afresh
+  EXPECT_EQ(first->seen[5].batch, 1);
+  EXPECT_EQ(first->seen[5].resumed_after, 0);
+  EXPECT_NE(log.str().find("epoch 2: resumed after batch 3 of 8; this epoch's train metrics cover the batches from here on"),
+            std::string::npos)
+      << log.str();
+}
+
 TEST(Trainer, ResumeNeedsEveryPart) {
   TempDir dir("resume_parts");
   const std::string ckpt = (dir.path / "model_only.ckpt").string();

@@ -95,10 +95,11 @@ struct BatchProgress {
   int64_t epoch = 0;              // counting from 1
   int64_t batch = 0;              // batches done in this epoch, counting from 1
   int64_t batches_per_epoch = 0;
+  int64_t resumed_after = 0;      // batches of this epoch done before a resume (0 otherwise)
   int64_t step = 0;               // optimiser steps since the start of training
-  double loss = 0;                // this epoch's running mean loss
-  double accuracy = 0;            // this epoch's running accuracy
-  int64_t samples = 0;            // samples seen this epoch
+  double loss = 0;                // this epoch's running mean loss (since the resume, in a resumed epoch)
+  double accuracy = 0;            // this epoch's running accuracy (likewise)
+  int64_t samples = 0;            // samples seen this epoch (likewise)
   double seconds = 0;             // since the epoch started
   double data_wait_seconds = 0;   // of those, waiting for batches
 };

@@ -111,6 +111,9 @@ class DataLoader {
 
   // Batches per epoch (map-style data sets only).
   size_t size() const;
+  // Batches of the current epoch handed out before a load_state_dict(): the
+  // next iteration resumes after them (0 when it starts a fresh epoch).
+  size_t resumed_batches() const;
   // The current epoch (counting from 0); it advances when an epoch ends or
   // is abandoned for a new begin().
   uint64_t epoch() const;
