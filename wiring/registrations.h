@@ -41,6 +41,7 @@ void register_cpu_norm_kernels();               // norm/norm.cpp
 void register_cpu_softmax_kernels();            // norm/softmax.cpp
 void register_cpu_optim_kernels();              // optim/optim_updates.cpp
 void register_cpu_pooling_kernels();            // pool/pooling.cpp
+void register_cpu_adaptive_pooling_kernels();   // pool/adaptive_pooling.cpp
 void register_cpu_pooling3d_kernels();          // pool/pooling3d.cpp
 void register_cpu_pad_kernels();                // shape/pad.cpp
 void register_cpu_upsample_kernels();           // pool/upsample.cpp

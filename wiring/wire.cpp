@@ -43,6 +43,7 @@ void register_cpu_backend() {
   register_cpu_softmax_kernels();
   register_cpu_optim_kernels();
   register_cpu_pooling_kernels();
+  register_cpu_adaptive_pooling_kernels();
   register_cpu_pooling3d_kernels();
   register_cpu_pad_kernels();
   register_cpu_upsample_kernels();

@@ -1,5 +1,5 @@
-// Pooling on CPU: max_pool2d (values only, or with indices), avg_pool2d, adaptive_avg_pool2d
-// and their backward ops.
+// Pooling on CPU: max_pool2d (values only, or with indices), avg_pool2d and
+// their backward ops; adaptive_avg_pool2d is in adaptive_pooling.cpp.
 //
 // Note [Pooling loops]
 // An input is [C, H, W] or [N, C, H, W]. The kernels read a contiguous copy
@@ -50,6 +50,7 @@
 #include "core/op_decls_pooling.h"
 #include "core/tensor_util.h"
 #include "ember/parallel.h"
+#include "kernels/cpu/pool/pool_planes.h"
 #include "kernels/cpu/pool/pool_windows.h"
 #include "kernels/cpu/vec/vec.h"
 
@@ -58,50 +59,17 @@ namespace ember {
 namespace {
 
 using cpu::AvgSpan;
+using cpu::acc_t;
+using cpu::check_grad_shape;
+using cpu::Pair;
+using cpu::pair_arg;
+using cpu::Planes;
+using cpu::planes_of;
+using cpu::planes_per_chunk;
+using cpu::scatter_planes;
 using cpu::Span;
+using cpu::with_spatial;
 
-constexpr int64_t kChunkElements = int64_t{1} << 15;  // input + output elements per parallel chunk
-
-// Planes per chunk when each plane costs `per_plane` elements of work.
-int64_t planes_per_chunk(int64_t per_plane) {
-  return std::max<int64_t>(1, kChunkElements / std::max<int64_t>(1, per_plane));
-}
-
-struct Pair {
-  int64_t h, w;
-};
-
-// (h, w) from a list of one int (both dims) or two.
-Pair pair_arg(IntArrayRef v, const char* op, const char* what) {
-  EMBER_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must be one int or two ints (h, w), got ", v);
-  return v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
-}
-
-// An input viewed as planes: [C, H, W] or [N, C, H, W].
-struct Planes {
-  int64_t count, h, w;
-};
-
-Planes planes_of(IntArrayRef sizes, const char* op) {
-  EMBER_CHECK(sizes.size() == 3 || sizes.size() == 4, op,
-              ": expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got shape ", sizes);
-  const size_t n = sizes.size();
-  EMBER_CHECK(sizes[n - 3] > 0 && sizes[n - 2] > 0 && sizes[n - 1] > 0, op,
-              ": expected non-zero C, H and W (only the batch may be empty), got shape ", sizes);
-  int64_t count = 1;
-  for (size_t d = 0; d + 2 < n; ++d) count *= sizes[d];
-  return {count, sizes[n - 2], sizes[n - 1]};
-}
-
-// `sizes` with its last two dims replaced.
-DimVector with_spatial(IntArrayRef sizes, int64_t h, int64_t w) {
-  DimVector out(sizes);
-  out[out.size() - 2] = h;
-  out[out.size() - 1] = w;
-  return out;
-}
-
-// The window geometry of max_pool2d and avg_pool2d, checked as PyTorch does.
 struct Pool2d {
   Planes in;
   Pair kernel, stride, pad, dilation;
@@ -131,8 +99,7 @@ Pool2d pool_geometry(const char* op, IntArrayRef input, IntArrayRef kernel_size,
   return g;
 }
 
-template <class T>
-using acc_t = opmath_t<T>;
+
 
 // ---- max_pool2d ----
 
@@ -324,24 +291,6 @@ Tensor max_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   return out;
 }
 
-// Runs `scatter(plane index, grad plane, accumulator plane)` over the planes of grad_input,
-// with the accumulators zeroed and in float for f16/bf16.
-template <class T, class F>
-void scatter_planes(const Tensor& grad, Tensor& grad_input, const Planes& in, int64_t out_plane, F scatter) {
-  using A = acc_t<T>;
-  const int64_t plane = in.h * in.w;
-  parallel_for(0, in.count, planes_per_chunk(plane + out_plane), [&](int64_t b, int64_t e) {
-    std::vector<A> scratch(std::is_same_v<T, A> ? 0 : static_cast<size_t>(plane));
-    for (int64_t p = b; p < e; ++p) {
-      T* gi = grad_input.data_ptr<T>() + p * plane;
-      A* acc = std::is_same_v<T, A> ? reinterpret_cast<A*>(gi) : scratch.data();
-      std::fill(acc, acc + plane, A(0));
-      scatter(p, grad.data_ptr<T>() + p * out_plane, acc);
-      if constexpr (!std::is_same_v<T, A>) std::copy(acc, acc + plane, gi);
-    }
-  });
-}
-
 // grad_output (P, OH, OW), indices (P, OH, OW) -> grad_input with input_size.
 Tensor max_pool2d_with_indices_backward_cpu(const Tensor& grad_output, const Tensor& indices, IntArrayRef input_size) {
   const char* op = "max_pool2d_with_indices_backward";
@@ -442,13 +391,6 @@ Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   return out;
 }
 
-// Checks that a backward op's grad_output has the forward output's shape.
-void check_grad_shape(const char* op, const Tensor& grad_output, IntArrayRef input_size, int64_t out_h, int64_t out_w) {
-  const DimVector want = with_spatial(input_size, out_h, out_w);
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef(want), op, ": expected grad_output of shape ", IntArrayRef(want),
-              " for an input of shape ", input_size, ", got ", grad_output.sizes());
-}
-
 // For each input position along one dim, the outputs whose windows cover it:
 // [lo, hi) (window starts and ends never decrease, so the range is contiguous).
 std::vector<Span> covering_outputs(const std::vector<AvgSpan>& spans, int64_t in) {
@@ -509,109 +451,6 @@ Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, IntArrayRef input_size
   return grad_input;
 }
 
-// ---- adaptive_avg_pool2d ----
-
-Pair adaptive_output(const char* op, IntArrayRef output_size) {
-  const Pair o = pair_arg(output_size, op, "output_size");
-  EMBER_CHECK(o.h >= 0 && o.w >= 0, op, ": output_size must be non-negative, got ", output_size);
-  return o;
-}
-
-// The sum of n contiguous elements in 16 independent partial sums (combined
-// in a fixed order): a long window (a global pool sums a whole plane) is not
-// bound by the latency of one chain of adds, and the compiler can keep the
-// partials in vector registers. The order depends on n only.
-template <class T>
-acc_t<T> contiguous_sum(const T* p, int64_t n) {
-  using A = acc_t<T>;
-  constexpr int64_t kParts = 16;
-  A part[kParts] = {};
-  int64_t i = 0;
-  for (; i + kParts <= n; i += kParts) {
-    for (int64_t k = 0; k < kParts; ++k) part[k] += static_cast<A>(p[i + k]);
-  }
-  A sum = 0;
-  for (int64_t k = 0; k < kParts; ++k) sum += part[k];
-  for (; i < n; ++i) sum += static_cast<A>(p[i]);
-  return sum;
-}
-
-// The sum of an adaptive window: one contiguous run when it spans whole rows.
-template <class T>
-acc_t<T> adaptive_window_sum(const T* x, int64_t W, Span h, Span w) {
-  if (w.begin == 0 && w.end == W) return contiguous_sum(x + h.begin * W, (h.end - h.begin) * W);
-  acc_t<T> sum = 0;
-  for (int64_t ih = h.begin; ih < h.end; ++ih) sum += contiguous_sum(x + ih * W + w.begin, w.end - w.begin);
-  return sum;
-}
-
-template <class T>
-void adaptive_avg_planes(const T* in, T* out, const Planes& pl, const std::vector<Span>& hs,
-                         const std::vector<Span>& ws, int64_t begin, int64_t end) {
-  using A = acc_t<T>;
-  const int64_t W = pl.w, plane = pl.h * W, OH = static_cast<int64_t>(hs.size()), OW = static_cast<int64_t>(ws.size());
-  for (int64_t p = begin; p < end; ++p) {
-    const T* x = in + p * plane;
-    T* y = out + p * OH * OW;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      const Span h = hs[oh];
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const Span w = ws[ow];
-        const A sum = adaptive_window_sum(x, W, h, w);
-        y[oh * OW + ow] = static_cast<T>(sum / static_cast<A>(h.end - h.begin) / static_cast<A>(w.end - w.begin));
-      }
-    }
-  }
-}
-
-Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
-  const char* op = "adaptive_avg_pool2d";
-  const Pair o = adaptive_output(op, output_size);
-  const Planes pl = planes_of(self.sizes(), op);
-  Tensor out = make_empty(with_spatial(self.sizes(), o.h, o.w), self.dtype(), self.device());
-  if (out.numel() == 0) return out;
-  const Tensor x = self.contiguous();
-  const std::vector<Span> hs = cpu::adaptive_spans(o.h, pl.h), ws = cpu::adaptive_spans(o.w, pl.w);
-  const int64_t work = pl.h * pl.w + o.h * o.w;
-  dispatch_floating(self.dtype(), op, [&]<class T>() {
-    parallel_for(0, pl.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
-      adaptive_avg_planes<T>(x.data_ptr<T>(), out.data_ptr<T>(), pl, hs, ws, b, e);
-    });
-  });
-  return out;
-}
-
-Tensor adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, IntArrayRef input_size) {
-  const char* op = "adaptive_avg_pool2d_backward";
-  const Planes pl = planes_of(input_size, op);
-  EMBER_CHECK(grad_output.dim() == static_cast<int64_t>(input_size.size()), op, ": grad_output shape ",
-              grad_output.sizes(), " does not match the input shape ", input_size);
-  const int64_t OH = grad_output.size(-2), OW = grad_output.size(-1);
-  check_grad_shape(op, grad_output, input_size, OH, OW);
-  Tensor grad_input = make_empty(input_size, grad_output.dtype(), grad_output.device());
-  if (grad_input.numel() == 0) return grad_input;
-  const Tensor g = grad_output.contiguous();
-  const std::vector<Span> hs = cpu::adaptive_spans(OH, pl.h), ws = cpu::adaptive_spans(OW, pl.w);
-  const int64_t W = pl.w;
-  dispatch_floating(grad_output.dtype(), op, [&]<class T>() {
-    using A = acc_t<T>;
-    scatter_planes<T>(g, grad_input, pl, OH * OW, [&](int64_t /*plane*/, const T* go, A* gi) {
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        const Span h = hs[oh];
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const Span w = ws[ow];
-          const A delta =
-              static_cast<A>(go[oh * OW + ow]) / static_cast<A>(h.end - h.begin) / static_cast<A>(w.end - w.begin);
-          for (int64_t ih = h.begin; ih < h.end; ++ih) {
-            for (int64_t iw = w.begin; iw < w.end; ++iw) gi[ih * W + iw] += delta;
-          }
-        }
-      }
-    });
-  });
-  return grad_input;
-}
-
 }  // namespace
 
 void register_cpu_pooling_kernels() {
@@ -622,9 +461,6 @@ void register_cpu_pooling_kernels() {
                                             "cpu::max_pool2d_with_indices_backward");
   op::avg_pool2d.impl(DispatchKey::CPU, kFloatingDTypes, &avg_pool2d_cpu, "cpu::avg_pool2d");
   op::avg_pool2d_backward.impl(DispatchKey::CPU, kFloatingDTypes, &avg_pool2d_backward_cpu, "cpu::avg_pool2d_backward");
-  op::adaptive_avg_pool2d.impl(DispatchKey::CPU, kFloatingDTypes, &adaptive_avg_pool2d_cpu, "cpu::adaptive_avg_pool2d");
-  op::adaptive_avg_pool2d_backward.impl(DispatchKey::CPU, kFloatingDTypes, &adaptive_avg_pool2d_backward_cpu,
-                                        "cpu::adaptive_avg_pool2d_backward");
 }
 
 }  // namespace ember

@@ -27,6 +27,7 @@
 #include "core/op_decls_pooling.h"
 #include "core/tensor_util.h"
 #include "ember/parallel.h"
+#include "kernels/cpu/pool/pool_planes.h"
 #include "kernels/cpu/pool/pool_windows.h"
 
 namespace ember {
@@ -37,11 +38,8 @@ using cpu::AvgSpan;
 using cpu::Span;
 using Triple = std::array<int64_t, 3>;  // (depth, height, width)
 
-constexpr int64_t kChunkElements = int64_t{1} << 15;  // input + output elements per parallel chunk
-
-int64_t volumes_per_chunk(int64_t per_volume) {
-  return std::max<int64_t>(1, kChunkElements / std::max<int64_t>(1, per_volume));
-}
+using cpu::acc_t;
+using cpu::planes_per_chunk;  // a volume is what a plane is to the 2-D kernels: the unit of chunking
 
 // (d, h, w) from a list of one int (every dim) or three.
 Triple triple_arg(IntArrayRef v, const char* op, const char* what) {
@@ -103,8 +101,6 @@ Pool3d pool_geometry(const char* op, IntArrayRef input, IntArrayRef kernel_size,
   return g;
 }
 
-template <class T>
-using acc_t = opmath_t<T>;
 
 // Checks that a backward op's grad_output has the forward output's shape.
 void check_grad_shape(const char* op, const Tensor& grad_output, IntArrayRef input_size, const Triple& out) {
@@ -123,7 +119,7 @@ void scatter_volumes(const Tensor& grad, Tensor& grad_input, const Volumes& in, 
                      Scatter&& scatter) {
   using A = acc_t<T>;
   const int64_t elements = in.elements();
-  parallel_for(0, in.count, volumes_per_chunk(elements + out_elements), [&](int64_t b, int64_t e) {
+  parallel_for(0, in.count, planes_per_chunk(elements + out_elements), [&](int64_t b, int64_t e) {
     std::vector<A> scratch(std::is_same_v<T, A> ? 0 : static_cast<size_t>(elements));
     for (int64_t v = b; v < e; ++v) {
       T* gi = grad_input.data_ptr<T>() + v * elements;
@@ -187,7 +183,7 @@ TensorPair max_pool3d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_si
   const Tensor x = self.contiguous();
   const int64_t work = product(g.out) * product(g.kernel);
   dispatch_floating(self.dtype(), op, [&]<class T>() {
-    parallel_for(0, g.in.count, volumes_per_chunk(work), [&](int64_t b, int64_t e) {
+    parallel_for(0, g.in.count, planes_per_chunk(work), [&](int64_t b, int64_t e) {
       max_pool_volumes<T>(x.data_ptr<T>(), out.data_ptr<T>(), indices.data_ptr<int64_t>(), g, b, e);
     });
   });
@@ -304,7 +300,7 @@ Tensor avg_pool3d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   const Tensor x = self.contiguous();
   const int64_t work = product(a.g.out) * product(a.g.kernel);
   dispatch_floating(self.dtype(), "avg_pool3d", [&]<class T>() {
-    parallel_for(0, a.g.in.count, volumes_per_chunk(work),
+    parallel_for(0, a.g.in.count, planes_per_chunk(work),
                  [&](int64_t b, int64_t e) { avg_pool_volumes<T>(x.data_ptr<T>(), out.data_ptr<T>(), a, b, e); });
   });
   return out;
@@ -383,7 +379,7 @@ Tensor adaptive_avg_pool3d_cpu(const Tensor& self, IntArrayRef output_size) {
   const int64_t out_elements = product(o);
   dispatch_floating(self.dtype(), op, [&]<class T>() {
     using A = acc_t<T>;
-    parallel_for(0, in.count, volumes_per_chunk(in.elements() + out_elements), [&](int64_t b, int64_t e) {
+    parallel_for(0, in.count, planes_per_chunk(in.elements() + out_elements), [&](int64_t b, int64_t e) {
       for (int64_t v = b; v < e; ++v) {
         const T* xv = x.data_ptr<T>() + v * in.elements();
         T* y = out.data_ptr<T>() + v * out_elements;
