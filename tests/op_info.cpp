@@ -105,6 +105,7 @@ const std::vector<OpInfo>& op_infos() {
     add_loss_rows(r);
     add_norm_rows(r);
     add_pooling_rows(r);
+    add_padding_rows(r);
     add_pooling3d_rows(r);
     add_rnn_rows(r);
     add_linalg_decomposition_rows(r);

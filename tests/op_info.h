@@ -208,6 +208,7 @@ void add_indexing_rows(std::vector<OpInfo>& rows);
 void add_loss_rows(std::vector<OpInfo>& rows);
 void add_norm_rows(std::vector<OpInfo>& rows);
 void add_pooling_rows(std::vector<OpInfo>& rows);
+void add_padding_rows(std::vector<OpInfo>& rows);
 void add_pooling3d_rows(std::vector<OpInfo>& rows);
 void add_rnn_rows(std::vector<OpInfo>& rows);
 void add_linalg_decomposition_rows(std::vector<OpInfo>& rows);

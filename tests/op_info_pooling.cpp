@@ -1,7 +1,7 @@
 // Op-info rows of the pooling family (Note [The op-info table] in
 // tests/op_info.h): max_pool2d, max_pool2d_with_indices, avg_pool2d, adaptive_avg_pool2d,
-// constant_pad_nd, reflection_pad, replication_pad, circular_pad, upsample_nearest2d,
-// upsample_bilinear2d, and the backward op of each.
+// upsample_nearest2d, upsample_bilinear2d, and the backward op of each
+// (the padding ops are in op_info_padding.cpp).
 //
 // The references are the definitions, written as naively as possible: a
 // window is a list of taps (oh * stride - pad + i * dilation), each checked
@@ -411,152 +411,6 @@ std::vector<Sample> adaptive_backward_samples(DType t, SampleSize size) {
   };
 }
 
-// ---- padding ----
-
-// Output position o of a dim of size n padded by (left, right): the input position it reads, or -1 (constant).
-// Circular crops what a negative padding removes, then wraps around what is left.
-enum class Mode { Constant, Reflect, Replicate, Circular };
-int64_t source(Mode m, int64_t o, int64_t left, int64_t right, int64_t n) {
-  int64_t i = o - left;
-  if (m == Mode::Constant) return i >= 0 && i < n ? i : -1;
-  if (m == Mode::Circular) {
-    const int64_t first = std::max<int64_t>(-left, 0), kept = n - first - std::max<int64_t>(-right, 0);
-    int64_t k = o - std::max<int64_t>(left, 0);
-    while (k < 0) k += kept;
-    return first + k % kept;
-  }
-  if (m == Mode::Replicate) return std::clamp<int64_t>(i, 0, n - 1);
-  if (i < 0) i = -i;
-  if (i >= n) i = 2 * (n - 1) - i;
-  return i;
-}
-
-Shape padded_shape(const Shape& in, const Shape& pad) {
-  Shape out = in;
-  const size_t k = pad.size() / 2;
-  for (size_t i = 0; i < k; ++i) out[in.size() - 1 - i] += pad[2 * i] + pad[2 * i + 1];
-  return out;
-}
-
-// Calls f(output linear index, input linear index or -1) for every output element.
-template <class F>
-void for_each_padded(Mode m, const Shape& in, const Shape& pad, F f) {
-  const Shape out = padded_shape(in, pad);
-  const size_t nd = in.size(), k = pad.size() / 2;
-  Shape idx(nd, 0);
-  for (int64_t o = 0; o < numel_of(out); ++o) {
-    int64_t src = 0;
-    bool inside = true;
-    for (size_t d = 0; d < nd; ++d) {
-      int64_t i = idx[d];
-      const size_t from_end = nd - 1 - d;
-      if (from_end < k) i = source(m, idx[d], pad[2 * from_end], pad[2 * from_end + 1], in[d]);
-      if (i < 0) inside = false;
-      src = src * in[d] + i;
-    }
-    f(o, inside ? src : -1);
-    for (int64_t d = static_cast<int64_t>(nd) - 1; d >= 0; --d) {
-      if (++idx[d] < out[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
-Expected pad_ref(Mode m, const RefArgs& a) {
-  const HostTensor x = a.tensor(0);
-  const Shape pad = a.ints(1);
-  HostTensor y(padded_shape(x.shape, pad), a.out);
-  const double fill = m == Mode::Constant ? a.number(2) : 0.0;
-  for_each_padded(m, x.shape, pad, [&](int64_t o, int64_t i) {
-    if (y.floating())
-      y.set(o, i < 0 ? fill : x.f[i]);
-    else if (i < 0)
-      y.set(o, fill);
-    else
-      y.set_int(o, x.i[i]);
-  });
-  return {{y}};
-}
-
-Expected pad_backward_ref(Mode m, const RefArgs& a) {
-  const HostTensor g = a.tensor(0);
-  const Shape in_shape = a.ints(1), pad = a.ints(2);
-  HostTensor gi(in_shape, a.out);
-  for_each_padded(m, in_shape, pad, [&](int64_t o, int64_t i) { gi.f[i] += g.f[o]; });
-  return {{gi}};
-}
-
-std::vector<Sample> constant_pad_samples(DType t, SampleSize size) {
-  Inputs in("constant_pad_nd", t, size);
-  const Scalar value = is_floating_point(t) ? Scalar(0.5) : Scalar(int64_t{2});
-  auto s = [&](std::string name, const Tensor& x, Shape pad, std::string error = "") {
-    return Sample{std::move(name), {tensor(x), ints(std::move(pad)), IValue::Payload(value)}, {}, std::move(error)};
-  };
-  if (size == SampleSize::Large) return {s("large", in.values({4, 16, 38, 38}), {1, 1, 1, 1})};
-  return {
-      s("basic", in.values({2, 3, 4, 5}), {1, 2, 0, 1}),
-      s("negative_crops", in.values({2, 3, 4, 5}), {-1, 2, 1, -2}),
-      s("three_dims", in.values({2, 3, 4, 5}), {1, 1, 2, 0, 0, 1}),
-      s("every_dim_1d", in.values({7}), {2, 3}),
-      s("transposed", in.values({2, 3, 4, 5}, true), {2, 1, 1, 3}),
-      s("crop_to_empty", in.values({2, 3, 4}), {-2, -2}),
-      s("no_padding", in.values({2, 3}), {}),
-      s("odd_length", in.values({2, 3, 4}), {1, 1, 1}, "pairs"),
-      s("too_many_dims", in.values({2, 3}), {1, 1, 1, 1, 1, 1}, "pads 3 dims"),
-      s("negative_output", in.values({1, 3, 4}), {1, 1, -3, -1}, "invalid"),
-  };
-}
-
-std::vector<Sample> edge_pad_samples(const std::string& op, Mode m, DType t, SampleSize size) {
-  Inputs in(op, t, size);
-  auto s = [](std::string name, const Tensor& x, Shape pad, std::string error = "") {
-    return Sample{std::move(name), {tensor(x), ints(std::move(pad))}, {}, std::move(error)};
-  };
-  if (size == SampleSize::Large) return {s("large", in.values({4, 16, 38, 38}), {1, 1, 1, 1})};
-  std::vector<Sample> out = {
-      s("pad1d", in.values({2, 3, 6}), {2, 3}),
-      s("pad1d_unbatched", in.values({3, 6}), {5, 1}),
-      s("pad2d", in.values({2, 2, 5, 6}), {1, 2, 3, 0}),
-      s("pad2d_negative", in.values({1, 2, 5, 6}), {-1, 2, 2, -1}),
-      s("pad2d_transposed", in.values({2, 2, 5, 6}, true), {2, 2, 1, 3}),
-      s("pad3d", in.values({1, 2, 3, 4, 5}), {1, 1, 2, 0, 1, 2}),
-      s("pad3d_unbatched", in.values({2, 3, 4, 5}), {1, 2, 0, 1, 2, 1}),
-      s("empty_batch", in.values({0, 2, 5}), {1, 1}),
-      s("rank_too_large", in.values({1, 2, 3, 4}), {1, 1}, "takes a 2-D or 3-D input"),
-      s("eight_values", in.values({1, 2, 3, 4, 5}), {1, 1, 1, 1, 1, 1, 1, 1}, "expected 2, 4 or 6"),
-      // Circular may crop to an empty dim (as torch), but not below.
-      s("output_empty", in.values({2, 3}), m == Mode::Circular ? Shape{-2, -2} : Shape{-2, -1}, "invalid"),
-  };
-  if (m == Mode::Reflect) {
-    out.push_back(s("padding_not_smaller_than_dim", in.values({1, 3, 4}), {4, 0}, "smaller than the padded dim"));
-  } else if (m == Mode::Replicate) {
-    out.push_back(s("padding_larger_than_dim", in.values({1, 3, 4}), {6, 5}));
-  } else {
-    out.push_back(s("padding_equal_to_dim", in.values({1, 3, 4}), {4, 4}));
-    out.push_back(s("negative_then_wrap", in.values({1, 2, 5}), {-1, 2}));
-    out.push_back(s("crop_to_one", in.values({1, 2, 5}), {-2, -2}));
-    out.push_back(s("crop_to_empty", in.values({1, 2, 5}), {-3, -2}));
-    out.push_back(s("wraps_twice", in.values({1, 3, 4}), {5, 0}, "wraps around more than once"));
-    out.push_back(s("wraps_twice_after_crop", in.values({1, 2, 5}), {-3, 3}, "wraps around more than once"));
-  }
-  return out;
-}
-
-std::vector<Sample> edge_pad_backward_samples(const std::string& op, DType t, SampleSize size) {
-  Inputs in(op, t, size);
-  auto s = [](std::string name, const Tensor& g, Shape input, Shape pad, std::string error = "") {
-    return Sample{std::move(name), {tensor(g), ints(std::move(input)), ints(std::move(pad))}, {}, std::move(error)};
-  };
-  if (size == SampleSize::Large) return {s("large", in.values({4, 16, 40, 40}), {4, 16, 38, 38}, {1, 1, 1, 1})};
-  return {
-      s("pad1d", in.values({2, 3, 11}), {2, 3, 6}, {2, 3}),
-      s("pad2d", in.values({2, 2, 8, 9}), {2, 2, 5, 6}, {1, 2, 3, 0}),
-      s("pad2d_negative_transposed", in.values({1, 2, 6, 7}, true), {1, 2, 5, 6}, {-1, 2, 2, -1}),
-      s("pad3d", in.values({1, 2, 6, 6, 7}), {1, 2, 3, 4, 5}, {1, 1, 2, 0, 1, 2}),
-      s("wrong_grad_shape", in.values({2, 3, 10}), {2, 3, 6}, {2, 3}, "expected grad_output of shape"),
-  };
-}
-
 // ---- upsampling ----
 
 // torch's index scale: 1 / scale_factor when given (> 0), else in / out; in A (float or double).
@@ -702,17 +556,7 @@ std::vector<Sample> upsample_backward_samples(const std::string& op, bool biline
 }  // namespace
 
 void add_pooling_rows(std::vector<OpInfo>& rows) {
-  auto row = [&](std::string name, std::vector<DType> dtypes,
-                 std::function<std::vector<Sample>(DType, SampleSize)> samples,
-                 std::function<Expected(const RefArgs&)> reference) {
-    rows.push_back({.name = std::move(name),
-                    .dtypes = std::move(dtypes),
-                    .out_dtype = same_dtype,
-                    .samples = std::move(samples),
-                    .reference = std::move(reference),
-                    .tolerance_scale = 2,
-                    .differentiable = true});
-  };
+  const auto row = [&](auto&&... args) { add_pooling_family_row(rows, args...); };
   row(
       "max_pool2d", kFloatTypes, [](DType t, SampleSize n) { return max_pool_samples("max_pool2d", t, n); },
       max_pool_ref);
@@ -725,31 +569,6 @@ void add_pooling_rows(std::vector<OpInfo>& rows) {
   row("avg_pool2d_backward", kFloatTypes, avg_pool_backward_samples, avg_pool_backward_ref);
   row("adaptive_avg_pool2d", kFloatTypes, adaptive_samples, adaptive_ref);
   row("adaptive_avg_pool2d_backward", kFloatTypes, adaptive_backward_samples, adaptive_backward_ref);
-  row("constant_pad_nd", kAllTypes, constant_pad_samples, [](const RefArgs& a) { return pad_ref(Mode::Constant, a); });
-  row(
-      "reflection_pad", kAllTypes,
-      [](DType t, SampleSize n) { return edge_pad_samples("reflection_pad", Mode::Reflect, t, n); },
-      [](const RefArgs& a) { return pad_ref(Mode::Reflect, a); });
-  row(
-      "replication_pad", kAllTypes,
-      [](DType t, SampleSize n) { return edge_pad_samples("replication_pad", Mode::Replicate, t, n); },
-      [](const RefArgs& a) { return pad_ref(Mode::Replicate, a); });
-  row(
-      "reflection_pad_backward", kFloatTypes,
-      [](DType t, SampleSize n) { return edge_pad_backward_samples("reflection_pad_backward", t, n); },
-      [](const RefArgs& a) { return pad_backward_ref(Mode::Reflect, a); });
-  row(
-      "replication_pad_backward", kFloatTypes,
-      [](DType t, SampleSize n) { return edge_pad_backward_samples("replication_pad_backward", t, n); },
-      [](const RefArgs& a) { return pad_backward_ref(Mode::Replicate, a); });
-  row(
-      "circular_pad", kAllTypes,
-      [](DType t, SampleSize n) { return edge_pad_samples("circular_pad", Mode::Circular, t, n); },
-      [](const RefArgs& a) { return pad_ref(Mode::Circular, a); });
-  row(
-      "circular_pad_backward", kFloatTypes,
-      [](DType t, SampleSize n) { return edge_pad_backward_samples("circular_pad_backward", t, n); },
-      [](const RefArgs& a) { return pad_backward_ref(Mode::Circular, a); });
   row(
       "upsample_nearest2d", kAllTypes,
       [](DType t, SampleSize n) { return upsample_samples("upsample_nearest2d", false, t, n); },

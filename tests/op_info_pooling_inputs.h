@@ -1,11 +1,12 @@
-// What the pooling op-info rows (2-D and 3-D, tests/op_info_pooling.cpp and
-// op_info_pooling3d.cpp) share: their deterministic sample inputs and the
-// reference's output size.
+// What the pooling and padding op-info rows (op_info_pooling.cpp,
+// op_info_pooling3d.cpp, op_info_padding.cpp) share: their deterministic
+// sample inputs, the row form, and the reference's output size.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -84,6 +85,19 @@ class PoolingInputs {
   DType t_;
   uint64_t state_;
 };
+
+// A differentiable row whose output has the input's dtype.
+inline void add_pooling_family_row(std::vector<OpInfo>& rows, std::string name, std::vector<DType> dtypes,
+                                   std::function<std::vector<Sample>(DType, SampleSize)> samples,
+                                   std::function<Expected(const RefArgs&)> reference) {
+  rows.push_back({.name = std::move(name),
+                  .dtypes = std::move(dtypes),
+                  .out_dtype = same_dtype,
+                  .samples = std::move(samples),
+                  .reference = std::move(reference),
+                  .tolerance_scale = 2,
+                  .differentiable = true});
+}
 
 // The output length of one pooled dim, as PyTorch computes it (a ceil_mode
 // window must start inside the input or its left padding).

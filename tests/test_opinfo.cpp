@@ -40,7 +40,7 @@ class OpInfoSummary : public ::testing::Environment {
     if (c.ops.empty()) return;
     std::cout << "[ op-info  ] " << c.ops.size() << " ops: " << c.cases << " (op, dtype, sample) cases checked ("
               << c.cases - c.error_cases << " against the reference, " << c.error_cases << " expected errors), "
-              << c.thread_cases << " large samples bitwise equal on 1 and 2 threads\n";
+              << c.thread_cases << " large samples bitwise equal to their 1-thread result on 2 and 3 threads\n";
   }
 };
 [[maybe_unused]] ::testing::Environment* const kSummary = ::testing::AddGlobalTestEnvironment(new OpInfoSummary);
