@@ -1,11 +1,13 @@
 # ember's front door. Each target installs what it needs (tools/bootstrap.sh).
 #   make demo       build, then train the demo CNN on Fashion-MNIST (config/fashion_mnist_cnn.yaml)
-#   make test       build everything and run the unit, golden and cuda tests (CUDA tests skip without a GPU),
+#   make test       build everything and run the unit, golden, cuda and distributed tests (CUDA tests skip without a GPU),
 #                   the same cuda tests on the CPU emulator (test-cuda-emu),
 #                   then the libtorch-compatibility example and the installed-tree check
 #   make test-cuda-emu  build the CUDA sources for the CPU emulator and run the cuda tests there
 #   make test-slow  the tests labelled slow
 #   make sanitize   ASan + UBSan build, unit and autograd tests
+#   make tsan       ThreadSanitizer build; the concurrency, thread-pool, data-loader and allocator tests
+#   make fuzz       clang + libFuzzer build; each reader of untrusted bytes fuzzed FUZZ_SECONDS (60) seconds
 #   make bench      build and run the benchmarks (and the libtorch side-by-side when libtorch is installed)
 #   make install    install into build/install (or PREFIX=...)
 
@@ -18,7 +20,7 @@ PREFIX ?= $(CURDIR)/build/install
 JOBS ?= $(shell nproc)
 CTEST := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all bootstrap configure build demo test test-cuda-emu test-slow sanitize bench install embed-check clean
+.PHONY: all bootstrap configure build demo test test-cuda-emu test-slow sanitize tsan fuzz bench install embed-check clean
 
 all: build
 
@@ -35,7 +37,7 @@ demo: build
 	$(BUILD)/ember train --config config/fashion_mnist_cnn.yaml
 
 test: build
-	$(CTEST) -L 'unit|autograd|golden|cuda'
+	$(CTEST) -L 'unit|autograd|golden|cuda|distributed'
 	$(MAKE) --no-print-directory test-cuda-emu
 	$(BUILD)/examples/libtorch_compat
 	$(MAKE) --no-print-directory embed-check
@@ -62,6 +64,20 @@ sanitize: bootstrap
 	cmake --preset sanitize > /dev/null
 	cmake --build build/sanitize -j $(JOBS) --target ember_unit_tests ember_autograd_tests ember_cuda-emu_tests
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build/sanitize --output-on-failure -j $(JOBS) -L 'unit|autograd|cuda-emu'
+
+# The suites whose code threads share; TSan reports any data race as a failure.
+TSAN_TESTS := Concurrency.*:DataLoader.*:BlockPool.*:MatmulThreads.*:OpInfo/OpInfoTest.ThreadCountInvariance/*
+tsan: bootstrap
+	cmake --preset tsan > /dev/null
+	cmake --build build/tsan -j $(JOBS) --target ember_unit_tests
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build/tsan/tests/ember_unit_tests --gtest_filter='$(TSAN_TESTS)'
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	@tools/bootstrap.sh fuzz
+	cmake --preset fuzz > /dev/null
+	cmake --build build/fuzz -j $(JOBS) --target ember_fuzz_targets
+	tools/fuzz.sh $(FUZZ_SECONDS)
 
 bench: configure
 	@tools/bootstrap.sh bench

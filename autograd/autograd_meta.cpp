@@ -42,6 +42,8 @@ std::atomic<uint64_t> next_sequence_nr{0};
 
 Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
+uint64_t autograd::next_node_sequence_nr() { return next_sequence_nr.load(std::memory_order_relaxed); }
+
 Node::~Node() {
   for (Edge& e : next_) autograd::release_node(std::move(e.function));
 }

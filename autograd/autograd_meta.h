@@ -64,6 +64,11 @@ AutogradMeta& ensure_meta(const Tensor& t);
 // Whether `t` takes part in autograd (requires grad or has a history).
 bool requires_grad(const Tensor& t);
 
+// The sequence number the next Node will get: a node whose number is at
+// least this value was created after the call (the profiler links an op to
+// the backward node it recorded this way).
+uint64_t next_node_sequence_nr();
+
 // Where a gradient w.r.t. `t` must be sent: (grad_fn, output_nr) for a
 // non-leaf, (AccumulateGrad, 0) for a leaf that requires grad, an invalid
 // edge otherwise. Re-derives a stale view history (see the note above).

@@ -21,6 +21,7 @@
 #include "autograd/functions.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 
 namespace ember {
 
@@ -199,7 +200,13 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, TensorList root_gr
       if (c.node == node && inputs.at(c.input_nr).defined()) task.captured[c.index] = inputs[c.input_nr];
     if (!runs) continue;
 
-    TensorList outputs = node->apply(std::move(inputs));
+    TensorList outputs;
+    if (profiler::is_profiling()) {
+      profiler::Range range(node->name(), profiler::EventKind::Backward, static_cast<int64_t>(node->sequence_nr()));
+      outputs = node->apply(std::move(inputs));
+    } else {
+      outputs = node->apply(std::move(inputs));
+    }
     if (anomaly_mode) check_anomaly(*node, outputs);
     if (!task.keep_graph) node->release_saved();
 

@@ -13,9 +13,9 @@
 // flash_attention_backward itself is registered as non-differentiable: only
 // the first-order route calls it.
 #include <cmath>
-#include <limits>
 
 #include "autograd/formula.h"
+#include "core/attention_composite.h"
 #include "core/op_decls_attention.h"
 #include "ember/ops.h"
 
@@ -32,27 +32,11 @@ double scale_of(const GradContext& ctx) {
   return s ? s->to_double() : 1.0 / std::sqrt(static_cast<double>(q_sizes[q_sizes.size() - 1]));
 }
 
-// softmax(scale * q k^T + mask) with differentiable ops: (..., L, S).
-Tensor probabilities(const Tensor& q, const Tensor& k, const Tensor& mask, bool causal, double scale) {
-  Tensor scores = q.matmul(k.transpose(-2, -1)).mul(Scalar(scale));
-  const double inf = std::numeric_limits<double>::infinity();
-  if (mask.defined() && mask.dtype() == DType::Bool) scores = scores.masked_fill(mask.logical_not(), Scalar(-inf));
-  else if (mask.defined()) scores = scores + mask;
-  if (causal) {
-    const int64_t l = q.size(-2), s = k.size(-2);
-    const Tensor keep = ones({l, s}, TensorOptions().dtype(DType::Bool)).tril();
-    scores = scores.masked_fill(keep.logical_not(), Scalar(-inf));
-  }
-  const Tensor shifted = scores - scores.amax({-1}, true).detach();
-  const Tensor e = shifted.exp();
-  return e / e.sum({-1}, true);
-}
-
 TensorList composite_backward(const GradContext& ctx, const Tensor& grad_out, const Tensor& grad_lse) {
   const Tensor q = ctx.saved(kQuery), k = ctx.saved(kKey), v = ctx.saved(kValue);
   const Tensor mask = ctx.meta(kMask).defined ? ctx.saved(kMask) : Tensor();
   const double scale = scale_of(ctx);
-  const Tensor p = probabilities(q, k, mask, ctx.flag(kCausal), scale);
+  const Tensor p = attention::attention_probabilities(q, k, mask, ctx.flag(kCausal), scale);
   const Tensor go = grad_out.to(p.dtype());
   const Tensor dp = go.matmul(v.transpose(-2, -1));
   // dS = P * (dP - rowsum(P * dP) + dlse)

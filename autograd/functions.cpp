@@ -54,6 +54,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   const Tensor variable = this->variable();
   if (!g.defined() || !variable.defined()) return {};
   AutogradMeta& m = ensure_meta(variable);
+  std::unique_lock<std::mutex> lock(mutex_);
   if (!m.grad.defined()) {
     // Take the incoming gradient as is when nobody else can see its memory; a
     // shared one (e.g. add's backward passes one tensor to both inputs) is
@@ -71,6 +72,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   } else {
     m.grad.add_(g);
   }
+  lock.unlock();
   for (auto& [id, hook] : m.post_accumulate_hooks) hook(variable);
   return {};
 }

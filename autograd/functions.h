@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,8 @@ namespace ember::autograd {
 
 // The end of the graph for a leaf that requires grad: adds the incoming
 // gradient to variable.grad(), after the leaf's hooks, then runs its
-// post-accumulate-grad hooks.
+// post-accumulate-grad hooks. Backward passes on several threads may reach
+// one leaf at once: the accumulation holds the node's lock (as PyTorch's).
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(const Tensor& variable);
@@ -28,6 +30,7 @@ class AccumulateGrad final : public Node {
 
  private:
   TensorImpl* variable_;  // not owned: the leaf owns this node
+  std::mutex mutex_;       // guards variable.grad()
 };
 
 // The backward of one call of a dispatched op, computed by its Formula.

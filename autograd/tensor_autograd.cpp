@@ -2,6 +2,7 @@
 #include "autograd/autograd_meta.h"
 #include "autograd/functions.h"
 #include "core/tensor_util.h"
+#include "core/trace_escape.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 
@@ -106,6 +107,7 @@ void Tensor::set_data(const Tensor& new_data) const {
 Tensor Tensor::detach() const {
   if (!defined()) detail::undefined_tensor("detach");
   Tensor out = autograd::data_alias(*this);
+  detail::check_alias(*this, out);  // a traced graph reads the same value (core/trace_escape.h)
   return out;
 }
 

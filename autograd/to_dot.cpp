@@ -5,6 +5,7 @@
 
 #include "autograd/autograd_meta.h"
 #include "autograd/functions.h"
+#include "core/dot_escape.h"
 
 namespace ember::autograd {
 
@@ -16,21 +17,12 @@ std::string shape_text(IntArrayRef sizes, DType dtype) {
   return os.str();
 }
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string to_dot(const Tensor& t) {
   std::ostringstream os;
   os << "digraph autograd {\n  node [shape=box, fontname=\"monospace\"];\n";
-  os << "  output [label=\"output\\n" << escape(shape_text(t.sizes(), t.dtype())) << "\", shape=ellipse];\n";
+  os << "  output [label=\"output\\n" << dot_escape(shape_text(t.sizes(), t.dtype())) << "\", shape=ellipse];\n";
   Edge root = requires_grad(t) ? gradient_edge(t) : Edge{};
   if (!root.valid()) {
     os << "}\n";
@@ -54,7 +46,7 @@ std::string to_dot(const Tensor& t) {
       if (v.defined()) label << "\\nleaf " << shape_text(v.sizes(), v.dtype());
       else label << "\\nleaf (freed)";
     } else {
-      if (!n->forward_description().empty()) label << "\\n" << escape(n->forward_description());
+      if (!n->forward_description().empty()) label << "\\n" << dot_escape(n->forward_description());
       for (const auto& m : n->input_meta()) label << "\\ngrad in " << shape_text(m.sizes, m.dtype);
     }
     const bool leaf = dynamic_cast<const AccumulateGrad*>(n) != nullptr;
@@ -62,8 +54,8 @@ std::string to_dot(const Tensor& t) {
        << "];\n";
     size_t k = 0;
     for (const auto& [name, saved] : n->saved_tensors()) {
-      os << "  s" << i << "_" << k << " [label=\"saved " << escape(name) << "\\n"
-         << escape(shape_text(saved.sizes(), saved.dtype())) << "\", shape=ellipse, style=dashed];\n";
+      os << "  s" << i << "_" << k << " [label=\"saved " << dot_escape(name) << "\\n"
+         << dot_escape(shape_text(saved.sizes(), saved.dtype())) << "\", shape=ellipse, style=dashed];\n";
       os << "  s" << i << "_" << k << " -> n" << i << " [style=dashed];\n";
       ++k;
     }

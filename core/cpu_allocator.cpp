@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/allocation_observer.h"
 #include "ember/allocator.h"
 #include "ember/error.h"
 
@@ -70,6 +71,8 @@ class CPUCachingAllocator final : public Allocator {
 
   DataPtr allocate(size_t nbytes) override {
     const size_t size = round_size(nbytes);
+    const detail::AllocationObserver observer = detail::allocation_observer();
+    detail::AllocationEvent event;
     void* p = nullptr;
     {
       std::lock_guard<SpinLock> lock(lock_);
@@ -85,8 +88,13 @@ class CPUCachingAllocator final : public Allocator {
       ++stats_.num_allocations;
       stats_.allocated_bytes += static_cast<int64_t>(size);
       if (stats_.allocated_bytes > stats_.peak_allocated_bytes) stats_.peak_allocated_bytes = stats_.allocated_bytes;
+      if (observer) event = totals(static_cast<int64_t>(size));
     }
     if (!p) p = system_alloc(size);
+    if (observer) {
+      event.ptr = p;
+      observer(event);
+    }
     return DataPtr(p, reinterpret_cast<void*>(size), &CPUCachingAllocator::free_block, Device::cpu());
   }
 
@@ -134,16 +142,35 @@ class CPUCachingAllocator final : public Allocator {
   static void free_block(void* ctx, void* p) {
     auto& self = instance();
     const size_t size = reinterpret_cast<size_t>(ctx);
+    const detail::AllocationObserver observer = detail::allocation_observer();
     {
       std::lock_guard<SpinLock> lock(self.lock_);
       self.stats_.allocated_bytes -= static_cast<int64_t>(size);
-      if (self.cached_bytes_ + static_cast<int64_t>(size) <= self.cache_limit_) {
+      const bool cache = self.cached_bytes_ + static_cast<int64_t>(size) <= self.cache_limit_;
+      if (cache) self.cached_bytes_ += static_cast<int64_t>(size);
+      // Told under the lock, before the block can be handed out again, so an
+      // observer sees a block's free before its next allocation.
+      if (observer) {
+        detail::AllocationEvent event = self.totals(-static_cast<int64_t>(size));
+        event.ptr = p;
+        observer(event);
+      }
+      if (cache) {
         self.free_[size].push_back(p);
-        self.cached_bytes_ += static_cast<int64_t>(size);
         return;
       }
     }
     std::free(p);
+  }
+
+  // The observer's view of an event of `bytes` (the lock is held).
+  detail::AllocationEvent totals(int64_t bytes) const {
+    detail::AllocationEvent e;
+    e.bytes = bytes;
+    e.allocated_bytes = stats_.allocated_bytes;
+    e.reserved_bytes = stats_.allocated_bytes + cached_bytes_;
+    e.device = Device::cpu();
+    return e;
   }
 
   SpinLock lock_;

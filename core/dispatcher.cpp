@@ -169,18 +169,32 @@ DispatchKeySet Dispatcher::boxed_key_set(const Stack& stack) {
   return (keys | local.included) - local.excluded;
 }
 
+namespace {
+
+// The undefined tensors of a boxed call: bit i for argument i (a list holding one counts).
+detail::ArgScan scan_boxed(const Stack& stack) {
+  detail::ArgScan scan;
+  for (size_t i = 0; i < stack.size() && i < 64; ++i) {
+    const IValue& v = stack[i];
+    if (v.is_tensor()) scan.add(v.tensor(), i);
+    else if (v.is_tensor_list()) scan.add(v.tensor_list(), i);
+    else if (auto* s = std::get_if<Scalar>(&v.payload())) scan.add(*s);
+  }
+  return scan;
+}
+
+}  // namespace
+
 void Dispatcher::call_boxed(const OpEntry& op, DispatchKeySet keys, Stack& stack) {
+  if (keys.empty()) {  // no defined tensor: an undefined one is the problem to name, not the device
+    const detail::ArgScan scan = scan_boxed(stack);
+    if (scan.undefined & op.required_tensors()) op.fail_undefined(scan.undefined);
+  }
   for (;;) {
     EMBER_CHECK(!keys.empty(), op.name(), ": no tensor argument decides the device (or all keys are excluded)");
     const DispatchKey k = keys.highest();
     if (k <= DispatchKey::CUDA) {
-      detail::ArgScan scan;
-      for (size_t i = 0; i < stack.size() && i < 64; ++i) {
-        IValue& v = stack[i];
-        if (v.is_tensor()) scan.add(v.tensor(), i);
-        else if (v.is_tensor_list()) scan.add(v.tensor_list());
-        else if (auto* s = std::get_if<Scalar>(&v.payload())) scan.add(*s);
-      }
+      const detail::ArgScan scan = scan_boxed(stack);
       if (scan.undefined & op.required_tensors()) op.fail_undefined(scan.undefined);
       const DType t = op.dtype_rule() == DTypeRule::Promote ? scan.types.result() : scan.first_dtype;
       const KernelSlot& s = op.backend_kernel(k, t);

@@ -7,8 +7,7 @@
 //    the thread-local "excluded" keys (a layer that has done its work, e.g.
 //    autograd while it runs the op below itself).
 // 2. The highest key in that set picks the kernel. Keys above the backends
-//    (Profiler, Tracer, Autocast, Autograd; the first two are reserved and
-//    unused so far) hold one kernel per op, or a boxed fallback shared by all
+//    (Profiler, Tracer, Autocast, Autograd) hold one kernel per op, or a boxed fallback shared by all
 //    ops; a key with neither falls through to the next key down.
 // 3. A backend key (CPU, CUDA) holds one kernel per dtype. The dtype is the
 //    op's "dispatch dtype": the promoted type of its tensor and scalar

@@ -4,11 +4,25 @@
 
 #include "core/dispatcher.h"
 #include "core/tensor_util.h"
+#include "core/trace_escape.h"
 #include "ember/ops.h"
 
 namespace ember {
 
 namespace detail {
+namespace {
+EscapeHook escape_hook = nullptr;
+AliasHook alias_hook = nullptr;
+}  // namespace
+void set_alias_hook(AliasHook hook) { alias_hook = hook; }
+void report_alias(const Tensor& from, const Tensor& to) {
+  if (alias_hook) alias_hook(from, to);
+}
+void set_escape_hook(EscapeHook hook) { escape_hook = hook; }
+void report_escape(const Tensor& t, const char* what) {
+  if (escape_hook) escape_hook(t, what);
+}
+
 void undefined_tensor(const char* method) {
   EMBER_FAIL(method, ": called on an undefined tensor (a default-constructed Tensor, or x.grad() before backward)");
 }
@@ -94,6 +108,7 @@ template <class T>
 T* Tensor::data_ptr() const {
   EMBER_CHECK(defined(), "data_ptr: the tensor is undefined");
   EMBER_CHECK(dtype() == dtype_v<T>, "data_ptr<", dtype_v<T>, ">: the tensor's dtype is ", dtype());
+  detail::check_escape(*this, "data_ptr");
   return reinterpret_cast<T*>(impl_->data());
 }
 
@@ -107,6 +122,7 @@ Scalar read_scalar(const void* p) {
 Scalar Tensor::item() const {
   EMBER_CHECK(defined(), "item: the tensor is undefined");
   EMBER_CHECK(numel() == 1, "item: expected a tensor with one element, got shape ", sizes());
+  detail::check_escape(*this, "item");
   const Tensor host = device().is_cpu() ? *this : cpu();
   const void* p = host.impl()->data();
   switch (dtype()) {

@@ -3,10 +3,13 @@
 
 #include <chrono>
 #include <limits>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "ember/autograd.h"
 #include "ember/error.h"
+#include "ember/profiler.h"
 
 namespace ember::data::detail {
 namespace {
@@ -128,6 +131,10 @@ void BatchPipeline::worker_loop() {
     lock.unlock();
     Result result;
     try {
+      // Batches loaded while a profile runs are recorded on this thread.
+      profiler::ThreadGuard recorded("DataLoader worker");
+      std::optional<profiler::Range> range;
+      if (profiler::is_profiling()) range.emplace("DataLoader batch " + std::to_string(batch), profiler::EventKind::DataLoader);
       result.example = (*load)(batch);
     } catch (...) {
       result.error = std::current_exception();

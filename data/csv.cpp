@@ -73,6 +73,7 @@ class CsvParser {
       }
       ++rows_;
     }
+    EMBER_CHECK(rows_ > 0, "load_csv(", path_, "): no data rows", options_.header ? " after the header" : "");
     return build();
   }
 
@@ -81,8 +82,12 @@ class CsvParser {
     columns_ = columns;
     columns_line_ = line_no;
     if (options_.target_name) {
-      for (size_t c = 0; c < names_.size(); ++c)
-        if (names_[c] == *options_.target_name) target_ = static_cast<int64_t>(c);
+      for (size_t c = 0; c < names_.size(); ++c) {
+        if (names_[c] != *options_.target_name) continue;
+        EMBER_CHECK(target_ < 0, "load_csv(", path_, "): the header (line ", line_no, ") names two columns '",
+                    *options_.target_name, "': which is the target is ambiguous");
+        target_ = static_cast<int64_t>(c);
+      }
       EMBER_CHECK(target_ >= 0, "load_csv(", path_, "): no column named '", *options_.target_name,
                   "' in the header (line ", line_no, ")");
     } else if (options_.target_index) {

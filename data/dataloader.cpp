@@ -5,9 +5,11 @@
 #include <condition_variable>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "ember/error.h"
+#include "ember/profiler.h"
 #include "data/batch_pipeline.h"
 #include "data/pin_memory.h"
 #include "data/random_bits.h"
@@ -144,7 +146,12 @@ struct DataLoader::Impl {
       stream->reset();
       cursor.turn = 0;
       cursor.exhausted = false;
-      for (size_t k = 0; k < batches_done; ++k) read_stream(k);  // skip what the saved run consumed
+      // Skip what the saved run consumed; a state claiming more batches than the stream holds is an error, not
+      // a loop over an empty stream.
+      for (size_t k = 0; k < batches_done; ++k) {
+        EMBER_CHECK(!read_stream(k).empty(), options.name, ": the state to resume from has ", batches_done,
+                    " batches done, but the stream ended after ", k);
+      }
       pipeline.start([this](size_t k) { return load_streamed(k); }, batches_done,
                      std::numeric_limits<size_t>::max());
     }
@@ -222,6 +229,10 @@ void DataLoader::load_state_dict(const TensorDict& state) {
   const uint64_t offset = detail::read_u64(state, "generator.offset", "DataLoader");
   const uint64_t epoch = detail::read_u64(state, "epoch", "DataLoader");
   const uint64_t batches_done = detail::read_u64(state, "batches_done", "DataLoader");
+  if (m.batch_sampler != nullptr) {
+    EMBER_CHECK(batches_done <= m.batch_sampler->size(), m.options.name, "::load_state_dict: ", batches_done,
+                " batches done, but an epoch has only ", m.batch_sampler->size());
+  }
   if (m.sampler()) m.sampler()->load_state_dict(detail::sub_dict(state, "sampler."));
   if (m.in_epoch) m.pipeline.stop();
   m.in_epoch = false;
@@ -287,6 +298,8 @@ void DataLoader::Iterator::fetch() {
   Impl& m = *loader_;
   std::optional<Example> next;
   try {
+    std::optional<profiler::Range> wait;
+    if (profiler::is_profiling()) wait.emplace("DataLoader.next#" + m.options.name, profiler::EventKind::DataLoader);
     next = m.pipeline.next(m.stats.wait_seconds);
   } catch (...) {
     ++m.batches_done;  // the failed batch counts as handed out: a resumed run goes on after it

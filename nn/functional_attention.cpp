@@ -5,9 +5,9 @@
 // full L x S matrix, after the same argument checks.
 #include "ember/nn/functional/attention.h"
 
-#include <limits>
 
 #include "core/attention_checks.h"
+#include "core/attention_composite.h"
 #include "core/op_decls_attention.h"
 #include "ember/error.h"
 #include "ember/nn/functional/loss.h"
@@ -25,12 +25,8 @@ Tensor attention_with_dropout(const Tensor& query, const Tensor& key, const Tens
                               const std::optional<Scalar>& scale) {
   const attention::AttentionShape shape =
       attention::check_attention(kOp, query, key, value, attn_mask, is_causal, scale);
-  constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
-  Tensor scores = query.matmul(key.transpose(-2, -1)) * shape.scale;
-  if (is_causal) scores = scores.masked_fill(ones({shape.l, shape.s}, kBool).triu(1), kMinusInf);
-  if (attn_mask && attn_mask->dtype() == kBool) scores = scores.masked_fill(attn_mask->logical_not(), kMinusInf);
-  if (attn_mask && attn_mask->dtype() != kBool) scores = scores + *attn_mask;
-  return dropout(softmax(scores, -1), dropout_p, true).matmul(value);
+  const Tensor p = attention::attention_probabilities(query, key, attn_mask.value_or(Tensor()), is_causal, shape.scale);
+  return dropout(p, dropout_p, true).matmul(value);
 }
 
 }  // namespace

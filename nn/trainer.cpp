@@ -2,12 +2,15 @@
 // See Note [Trainer steps and resume].
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <string>
 
 #include "ember/amp.h"
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/utils.h"
+#include "ember/profiler.h"
 #include "ember/trainer.h"
 
 namespace ember {
@@ -124,6 +127,8 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
   int64_t pending = 0;  // batches whose gradients wait for the next step
   complete = true;
   for (data::Example& batch : loader) {
+    std::optional<profiler::Range> step_range;
+    if (profiler::is_profiling()) step_range.emplace("ProfilerStep#" + std::to_string(step_));
     Tensor output, loss;
     {
       amp::autocast mixed(options_.autocast.value_or(DType::BFloat16), options_.autocast.has_value());
@@ -139,6 +144,7 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
       optimizer_step();
       pending = 0;
     }
+    step_range.reset();
     ++progress.batch;
     const EvalResult so_far = running.result();
     progress.step = step_;

@@ -42,6 +42,12 @@ void LRScheduler::step_to(int64_t epoch) {
   set_lrs(lrs ? *lrs : compute_lrs());
 }
 
+bool LRScheduler::relayout() {
+  std::optional<std::vector<double>> lrs = closed_form_lrs();
+  if (lrs) set_lrs(*lrs);
+  return lrs.has_value();
+}
+
 void LRScheduler::set_lrs(const std::vector<double>& lrs) {
   std::vector<ParamGroup>& groups = optimizer_.param_groups();
   EMBER_CHECK(groups.size() == base_lrs_.size() && lrs.size() == groups.size(), name_, ": the optimiser has ",

@@ -3,12 +3,14 @@
 // include/ember/optim/optimizer.h). State dicts are in state_dict.cpp.
 #include "ember/optim/optimizer.h"
 
+#include <optional>
 #include <typeinfo>
 #include <unordered_set>
 
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/profiler.h"
 #include "optim/param_batch.h"
 
 namespace ember::optim {
@@ -130,6 +132,8 @@ std::vector<Tensor> Optimizer::parameters() const {
 }
 
 void Optimizer::step() {
+  std::optional<profiler::Range> range;
+  if (profiler::is_profiling()) range.emplace("Optimizer.step#" + name_ + ".step", profiler::EventKind::Optimizer);
   NoGradGuard no_grad;
   for (ParamGroup& g : groups_) step_group(g);
 }

@@ -29,15 +29,26 @@ SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRS
   last_lr_ = schedulers_[0]->get_last_lr();
 }
 
+size_t SequentialLR::turn() const {
+  return static_cast<size_t>(std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) -
+                             milestones_.begin());
+}
+
 std::vector<double> SequentialLR::compute_lrs() {
-  const size_t turn =
-      static_cast<size_t>(std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) - milestones_.begin());
-  LRScheduler& s = *schedulers_[turn];
-  if (turn > 0 && milestones_[turn - 1] == last_epoch_)
+  const size_t now = turn();
+  LRScheduler& s = *schedulers_[now];
+  if (now > 0 && milestones_[now - 1] == last_epoch_)
     s.step_to(0);
   else
     s.step();
   return s.get_last_lr();
+}
+
+bool SequentialLR::relayout() {
+  LRScheduler& s = *schedulers_[turn()];
+  if (!s.relayout()) return false;
+  last_lr_ = s.get_last_lr();
+  return true;
 }
 
 TensorDict SequentialLR::state_dict() const {

@@ -214,7 +214,7 @@ bool finite_arguments(const Sample& s) {
 // pow of a negative base and a fractional exponent is NaN, and d/d exponent
 // needs log(base): the base is made positive (|x| + 0.5), keeping its layout.
 void prepare(const OpInfo& row, Sample& s) {
-  if (row.name != "pow" && row.name != "pow_") return;
+  if ((row.name != "pow" && row.name != "pow_") || !s.error.empty()) return;  // error inputs stay as they are
   Tensor base = s.args[0].tensor();
   if (is_input(base)) base.abs_().add_(0.5);
 }

@@ -34,6 +34,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -179,7 +181,14 @@ struct OpInfo {
   // gradients flow through), as PyTorch's gradcheck_wrapper: an op that reads
   // one triangle of a symmetric matrix gets the matrix that triangle defines.
   std::function<void(Stack& args)> gradcheck_wrapper{};
-  double tolerance_scale = 1;  // more for long reductions and matmuls
+  // How close the outputs must be to the reference (Note [Tolerances] in
+  // tests/op_info.cpp): `exact` rows move, select or compare input values and
+  // must give the reference's values exactly; the others say, per sample, how
+  // many terms one output element accumulates (K: the reduced length, a
+  // product's inner dim, C_in x kernel volume, the key count; none: 1).
+  bool exact = false;
+  std::function<int64_t(const Sample&)> accumulation{};
+  bool narrow_intermediates = false;  // its float16/bfloat16 kernel rounds intermediates to the dtype
   std::vector<Divergence> divergences{};
   bool differentiable = false;  // has a derivative formula (see the Note)
 
@@ -215,6 +224,34 @@ void add_linalg_decomposition_rows(std::vector<OpInfo>& rows);
 const std::vector<OpInfo>& op_infos();
 const OpInfo* find_op_info(std::string_view name);
 
+// Sizes of a sample's tensor arguments, for rows' accumulation lengths (Note [Tolerances]).
+inline Shape arg_sizes(const Sample& s, size_t i) {
+  const IValue& v = s.args.at(i);
+  return v.is_tensor() && v.tensor().defined() ? v.tensor().sizes().vec() : Shape{};
+}
+inline int64_t arg_numel(const Sample& s, size_t i) { return numel_of(arg_sizes(s, i)); }
+// The product of the last n dims of tensor argument i (a plane or a window).
+inline int64_t trailing_numel(const Sample& s, size_t i, size_t n) {
+  const Shape sizes = arg_sizes(s, i);
+  int64_t k = 1;
+  for (size_t d = sizes.size() > n ? sizes.size() - n : 0; d < sizes.size(); ++d) k *= sizes[d];
+  return k;
+}
+// The most elements any tensor argument has: a bound on the terms one output
+// element can sum, for rows whose sums are short and irregular (pooling windows, losses).
+inline int64_t largest_arg_numel(const Sample& s) {
+  int64_t k = 1;
+  for (size_t i = 0; i < s.args.size(); ++i) k = std::max(k, arg_numel(s, i));
+  return k;
+}
+// The size of tensor argument i along the dim in int argument `dim_arg` (1 for a 0-d tensor or a bad dim).
+inline int64_t arg_dim_size(const Sample& s, size_t i, size_t dim_arg) {
+  const Shape sizes = arg_sizes(s, i);
+  const int64_t n = static_cast<int64_t>(sizes.size()), d = std::get<int64_t>(s.args.at(dim_arg).payload());
+  if (d < -n || d >= n) return 1;
+  return sizes[static_cast<size_t>(d < 0 ? d + n : d)];
+}
+
 // Output-dtype rules.
 DType same_dtype(DType t);
 DType bool_dtype(DType t);
@@ -231,11 +268,28 @@ TensorList run_sample(const std::string& op, const Sample& s);
 // A fresh copy of a sample: tensor arguments cloned (for in-place and random ops).
 Sample copy_sample(const Sample& s);
 
+// What a comparison allows (Note [Tolerances] in tests/op_info.cpp).
+struct Accuracy {
+  bool exact = false;       // the same value as the reference rounded to the dtype
+  int64_t accumulated = 1;  // K, the number of terms an output element sums
+  bool narrow_intermediates = false;  // float16/bfloat16 intermediates are rounded to the dtype
+};
+// The tolerance for a floating dtype and K: |actual - expected| <= bound(expected).
+struct Tolerance {
+  double accumulation = 0;  // relative to 1 + |expected|
+  double rounding = 0;      // relative to |expected|: the output's own rounding
+  double bound(double expected) const {
+    return accumulation * (1 + std::fabs(expected)) + rounding * std::fabs(expected);
+  }
+};
+Tolerance tolerance(DType t, int64_t accumulated, bool narrow_intermediates = false);
+// A row's accuracy for one of its samples.
+Accuracy accuracy_of(const OpInfo& row, const Sample& s);
+
 // Compares an output with the reference: shape, dtype, and values, exactly
-// for integers and bool, else |actual - expected| <= rtol * (1 + |expected|)
-// with rtol 1e-5 (f32), 1e-12 (f64), 1e-2 (f16, bf16) times `scale`, the
+// for integers, bool and `exact` rows, else within tolerance(), the
 // expected value first rounded to the dtype; NaN matches NaN, inf only inf.
-::testing::AssertionResult matches(const HostTensor& actual, const HostTensor& expected, double scale = 1);
+::testing::AssertionResult matches(const HostTensor& actual, const HostTensor& expected, Accuracy accuracy = {});
 // True when two tensors have the same shape, dtype and bits, element by element.
 bool bitwise_equal(const Tensor& a, const Tensor& b);
 

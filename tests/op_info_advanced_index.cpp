@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tests/op_info.h"
+#include "tests/op_info_error_inputs.h"
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
@@ -155,15 +156,18 @@ Expected index_put_ref(const RefArgs& a) {
 void add_advanced_index_rows(std::vector<OpInfo>& rows) {
   rows.push_back({.name = "index", .dtypes = kAll, .out_dtype = same_dtype,
                   .samples = [](DType t, SampleSize size) { return index_samples(t, size, false); },
-                  .reference = index_ref});
+                  .reference = index_ref, .exact = true});
   rows.push_back({.name = "index_put_", .dtypes = kAll, .out_dtype = same_dtype, .kind = OpKind::InPlace,
                   .samples = [](DType t, SampleSize size) { return index_samples(t, size, true); },
-                  .reference = index_put_ref});
+                  .reference = index_put_ref, .accumulation = largest_arg_numel});
   rows.push_back({
       .name = "nonzero", .dtypes = kAll, .out_dtype = int64_dtype,
       .samples = [](DType t, SampleSize size) {
         std::vector<Sample> s = unary_samples(t, size, Domain::Unit);
-        if (size == SampleSize::Small) s.push_back({"all_zero", {arg(ember::zeros({2, 3}, t))}, {}, ""});
+        if (size == SampleSize::Small) {
+          s.push_back({"all_zero", {arg(ember::zeros({2, 3}, t))}, {}, ""});
+          s = joined(s, unary_error_samples(t, Domain::Unit, false));
+        }
         return s;
       },
       .reference = [](const RefArgs& a) -> Expected {

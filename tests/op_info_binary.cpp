@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tests/op_info.h"
+#include "tests/op_info_error_inputs.h"
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
@@ -39,6 +40,7 @@ void add_binary(std::vector<OpInfo>& rows, const BinarySpec& b) {
       const Stack extra = b.alpha ? Stack{arg(Scalar(1))} : Stack{};
       std::vector<Sample> s = binary_samples(t, size, b.da, b.db, ip, extra);
       if (size == SampleSize::Large) return s;
+      s = joined(s, broadcast_error_samples(t, b.da, b.db, ip, extra));
       if (b.alpha) {
         const Scalar alpha = is_floating_point(t) ? Scalar(0.5) : t == DType::Bool ? Scalar(true) : Scalar(2);
         s.push_back({"alpha", {arg(make_input({3, 5}, t, b.da)), arg(make_input({3, 5}, t, b.db)), arg(alpha)}});
@@ -53,6 +55,7 @@ void add_binary(std::vector<OpInfo>& rows, const BinarySpec& b) {
       return s;
     };
     r.reference = [ref = b.ref, ip](const RefArgs& a) { return ref(a, ip); };
+    r.exact = b.name == "maximum" || b.name == "minimum";  // selects an input value (Note [Tolerances])
     r.divergences = b.divergences;
     rows.push_back(std::move(r));
   }
@@ -205,6 +208,11 @@ void add_binary_rows(std::vector<OpInfo>& rows) {
         add("scalar_other", {2, 3}, make_input({2, 3}, t), wrap_scalar(scalar_of(t, 1)));
         add("scalar_self", {2, 40}, wrap_scalar(scalar_of(t, 1)), make_input({2, 40}, t));
         add("bad_broadcast", {3, 5}, make_input({3, 5}, t), make_input({4, 5}, t));
+        out.back().error = "cannot be broadcast";
+        add("condition_not_bool", {3, 5}, make_input({3, 5}, t), make_input({3, 5}, t));
+        out.back().args[0] = arg(make_input({3, 5}, DType::Float32));
+        out.back().error = "bool";
+        out.push_back(undefined_input(out.front(), 0));
         if (is_floating_point(t)) add("special", {12}, from_values({12}, t, kSpecials), make_input({12}, t));
         return out;
       },
@@ -222,6 +230,7 @@ void add_binary_rows(std::vector<OpInfo>& rows) {
         });
         return {{r}, false, ""};
       },
+      .exact = true,
   });
 }
 

@@ -348,6 +348,22 @@ std::vector<Sample> convolution_backward_samples(DType t, SampleSize size) {
   return out;
 }
 
+// K (Note [Tolerances]): an output element sums C_in / groups x kernel volume
+// products; the backward pass sums grad_input over C_out / groups x kernel
+// volume and grad_weight, grad_bias over the batch and the output positions.
+int64_t convolution_length(const Sample& s, bool backward) {
+  const Shape x = arg_sizes(s, backward ? 1 : 0), w = arg_sizes(s, backward ? 2 : 1);
+  if (x.size() < 3 || w.size() < 3 || x[1] == 0) return 1;
+  const bool transposed = std::get<bool>(s.args[6].payload());  // the same place in both ops' arguments
+  const int64_t groups = std::get<int64_t>(s.args[8].payload());
+  const int64_t out_channels = transposed ? w[1] * groups : w[0];
+  if (!backward) return std::max<int64_t>(1, numel_of(w) / std::max<int64_t>(out_channels, 1));
+  const Shape g = arg_sizes(s, 0);
+  const int64_t positions = std::max(numel_of(g) / std::max<int64_t>(g.size() > 1 ? g[1] : 1, 1),
+                                     numel_of(x) / x[1]);
+  return std::max(numel_of(w) / x[1], positions);
+}
+
 const std::vector<DType> kConvDTypes = {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16};
 
 }  // namespace
@@ -358,14 +374,14 @@ void add_conv_rows(std::vector<OpInfo>& rows) {
                   .out_dtype = same_dtype,
                   .samples = convolution_samples,
                   .reference = convolution_ref,
-                  .tolerance_scale = 10,
+                  .accumulation = [](const Sample& s) { return convolution_length(s, false); },
                   .differentiable = true});
   rows.push_back({.name = "convolution_backward",
                   .dtypes = kConvDTypes,
                   .out_dtype = same_dtype,
                   .samples = convolution_backward_samples,
                   .reference = convolution_backward_ref,
-                  .tolerance_scale = 10,
+                  .accumulation = [](const Sample& s) { return convolution_length(s, true); },
                   .differentiable = true});
 }
 

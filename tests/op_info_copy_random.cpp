@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tests/op_info.h"
+#include "tests/op_info_error_inputs.h"
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
@@ -52,6 +53,12 @@ std::vector<Sample> copy_samples(DType t, SampleSize size) {
   add("0d", make_input({}, t), make_input({}, t));
   add("0d_src", make_input({2, 3}, t), make_input({}, t));
   add("bad_broadcast", make_input({3, 5}, t), make_input({4}, t));
+  out.back().error = "copy_";
+  add("src_outgrows_self", make_input({1, 5}, t), make_input({3, 5}, t));
+  out.back().error = "copy_";
+  out.push_back(expanded_self(out.front()));
+  out.push_back(partially_overlapping(out.front(), 1));
+  out.push_back(undefined_input(out.front(), 1));
   if (is_floating_point(t)) add("special", make_input({12}, t), from_values({12}, DType::Float64, kSpecials));
   return out;
 }
@@ -66,6 +73,12 @@ std::vector<Sample> fill_samples(DType t, SampleSize size) {
     s.push_back({"nan_value", {arg(make_input({2, 3}, t)), arg(Scalar(kNaN))}, {}});
     s.push_back({"inf_value", {arg(make_input({2, 3}, t, kTransposed)), arg(Scalar(-kInf))}, {}});
   }
+  // A value the dtype cannot hold (1e300 overflows all but float64 and bool; NaN has no integer).
+  if (t != DType::Float64 && t != DType::Bool)
+    s.push_back({"value_overflows", {arg(make_input({2, 3}, t)), arg(Scalar(1e300))}, {}, "without overflow"});
+  if (!is_floating_point(t) && t != DType::Bool)
+    s.push_back({"nan_into_integer", {arg(make_input({2, 3}, t)), arg(Scalar(kNaN))}, {}, "without overflow"});
+  s.push_back(undefined_input(s.front(), 0));
   return s;
 }
 
@@ -285,12 +298,16 @@ std::vector<Sample> multinomial_samples(DType t, SampleSize size) {
 
 void add_copy_and_random_rows(std::vector<OpInfo>& rows) {
   rows.push_back({.name = "copy_", .dtypes = kAll, .out_dtype = same_dtype, .kind = OpKind::InPlace,
-                  .samples = copy_samples, .reference = copy_ref});
+                  .samples = copy_samples, .reference = copy_ref, .exact = true});
   rows.push_back({.name = "fill_", .dtypes = kAll, .out_dtype = same_dtype, .kind = OpKind::InPlace,
-                  .samples = fill_samples, .reference = fill_ref});
+                  .samples = fill_samples, .reference = fill_ref, .exact = true});
   rows.push_back({.name = "clone", .dtypes = kAll, .out_dtype = same_dtype,
-                  .samples = [](DType t, SampleSize size) { return unary_samples(t, size, Domain::Any); },
-                  .reference = [](const RefArgs& a) { return map1(a.tensor(0), a.out, [](auto x) { return x; }); }});
+                  .samples = [](DType t, SampleSize size) {
+                    std::vector<Sample> s = unary_samples(t, size, Domain::Any);
+                    return size == SampleSize::Large ? s : joined(s, unary_error_samples(t, Domain::Any, false));
+                  },
+                  .reference = [](const RefArgs& a) { return map1(a.tensor(0), a.out, [](auto x) { return x; }); },
+                  .exact = true});
   rows.push_back({
       .name = "uniform_", .dtypes = kFloating, .out_dtype = same_dtype, .kind = OpKind::Random,
       .samples = [](DType t, SampleSize size) {

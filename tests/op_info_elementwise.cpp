@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tests/op_info.h"
+#include "tests/op_info_error_inputs.h"
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
@@ -40,6 +41,12 @@ std::vector<Sample> lerp_samples(DType t, SampleSize size, bool in_place) {
   add("end_dtype", make_input({3}, t), make_input({3}, other), wrap_scalar(Scalar(0.5)), "dtype");
   add("weight_dtype", make_input({3}, t), make_input({3}, t), make_input({3}, other), "dtype");
   return out;
+}
+
+// isnan, isinf, logical_not: self alone.
+std::vector<Sample> predicate_samples(DType t, SampleSize size) {
+  std::vector<Sample> s = unary_samples(t, size, Domain::Any);
+  return size == SampleSize::Large ? s : joined(s, unary_error_samples(t, Domain::Any, false));
 }
 
 Expected lerp_ref(const RefArgs& a, bool in_place) {
@@ -88,8 +95,10 @@ void add_elementwise_rows(std::vector<OpInfo>& rows) {
       .out_dtype = same_dtype,
       .samples = [](DType t, SampleSize size) {
         std::vector<Sample> s = unary_samples(t, size, Domain::Any, {arg(Scalar(1)), arg(Scalar(20))});
-        if (size == SampleSize::Small)
+        if (size == SampleSize::Small) {
           s = joined(s, prefixed(unary_samples(t, size, Domain::Any, {arg(Scalar(2)), arg(Scalar(1.5))}), "beta2_"));
+          s = joined(s, unary_error_samples(t, Domain::Any, false, {arg(Scalar(1)), arg(Scalar(20))}));
+        }
         return s;
       },
       .reference = [](const RefArgs& a) {
@@ -100,17 +109,17 @@ void add_elementwise_rows(std::vector<OpInfo>& rows) {
       },
   });
   rows.push_back({.name = "isnan", .dtypes = kAll, .out_dtype = bool_dtype,
-                  .samples = [](DType t, SampleSize size) { return unary_samples(t, size, Domain::Any); },
+                  .samples = predicate_samples,
                   .reference = [](const RefArgs& a) {
                     return map1(a.tensor(0), a.out, [](auto x) { return x != x; });
                   }});
   rows.push_back({.name = "isinf", .dtypes = kAll, .out_dtype = bool_dtype,
-                  .samples = [](DType t, SampleSize size) { return unary_samples(t, size, Domain::Any); },
+                  .samples = predicate_samples,
                   .reference = [](const RefArgs& a) {
                     return map1(a.tensor(0), a.out, [](auto x) { return std::isinf(static_cast<double>(x)); });
                   }});
   rows.push_back({.name = "logical_not", .dtypes = kAll, .out_dtype = bool_dtype,
-                  .samples = [](DType t, SampleSize size) { return unary_samples(t, size, Domain::Any); },
+                  .samples = predicate_samples,
                   .reference = [](const RefArgs& a) {
                     return map1(a.tensor(0), a.out, [](auto x) { return x == 0; });
                   }});
@@ -152,6 +161,7 @@ void add_elementwise_rows(std::vector<OpInfo>& rows) {
             return x;
           });
         },
+        .exact = true,
     });
   }
 
@@ -191,6 +201,12 @@ void add_elementwise_rows(std::vector<OpInfo>& rows) {
           add("mask_grows_self", make_input({1, 5}, t), {3, 5}, value);  // the result grows; an error in place
           if (is_floating_point(t)) add("nan_value", make_input({3, 5}, t), {3, 5}, Scalar(kNaN));
           else add("float_value", make_input({3, 5}, t), {3, 5}, Scalar(2.5));  // truncates toward zero
+          add("mask_no_broadcast", make_input({3, 5}, t), {4, 5}, value);
+          out.back().error = "cannot be broadcast";
+          add("mask_not_bool", make_input({3, 5}, t), {3, 5}, value);
+          out.back().args[1] = arg(make_input({3, 5}, DType::UInt8));
+          out.back().error = "bool";
+          out.push_back(undefined_input(out.front(), 1));
           return out;
         },
         .reference = [ip](const RefArgs& a) -> Expected {
@@ -213,6 +229,7 @@ void add_elementwise_rows(std::vector<OpInfo>& rows) {
           });
           return {{r}, false, ""};
         },
+        .exact = true,
     });
   }
 }

@@ -398,13 +398,15 @@ using SampleFn = std::vector<Sample> (*)(DType, SampleSize);
 using RefFn = Expected (*)(const RefArgs&);
 
 // A row of every dtype whose samples are seeded by the op's name and the dtype.
+// All but the two that add move values, and compare exactly (Note [Tolerances]).
 OpInfo row(const char* name, SampleFn samples, RefFn reference) {
+  const bool adds = std::string_view(name) == "scatter_add" || std::string_view(name) == "index_add";
   return {.name = name, .dtypes = kAll, .out_dtype = same_dtype,
           .samples = [name, samples](DType t, SampleSize size) {
             reseed(name, t);
             return samples(t, size);
           },
-          .reference = reference, .differentiable = true};
+          .reference = reference, .exact = !adds, .accumulation = largest_arg_numel, .differentiable = true};
 }
 
 }  // namespace

@@ -147,7 +147,11 @@ void add_linalg_rows(std::vector<OpInfo>& rows) {
                     .samples = [op = std::string(name)](DType t, SampleSize size) {
                       return matmul_samples(op, t, size);
                     },
-                    .reference = ref, .tolerance_scale = 10});
+                    .reference = ref,
+                    // K (Note [Tolerances]): the inner dim, the last of the first matrix operand.
+                    .accumulation = [addmm = std::string(name) == "addmm"](const Sample& s) {
+                      return trailing_numel(s, addmm ? 1 : 0, 1) + (addmm ? 1 : 0);
+                    }});
   }
 }
 

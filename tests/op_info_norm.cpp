@@ -568,32 +568,65 @@ std::vector<Sample> batch_norm_backward_samples(DType t, SampleSize size) {
   return out;
 }
 
+// K (Note [Tolerances]) of each norm: the length of the normalised group (the
+// mean and variance sum it) and, for a backward pass, the sums of the weight
+// and bias gradients over everything else.
+using Length = std::function<int64_t(const Sample&)>;
+
+int64_t ratio(int64_t numel, int64_t part) { return part > 0 ? std::max<int64_t>(numel / part, 1) : 1; }
+
+int64_t row_norm_length(const Sample& s, bool backward) {
+  const int64_t group = numel_of(std::get<Shape>(s.args[backward ? 2 : 1].payload()));
+  const int64_t numel = arg_numel(s, backward ? 1 : 0);
+  return backward ? std::max(group, ratio(numel, group)) : std::max<int64_t>(group, 1);
+}
+
+int64_t group_norm_length(const Sample& s, bool backward) {
+  const Shape x = arg_sizes(s, backward ? 1 : 0);
+  if (x.size() < 2) return 1;
+  const int64_t groups = std::get<int64_t>(s.args[backward ? 2 : 1].payload());
+  const int64_t group = ratio(numel_of(x), x[0] * groups);
+  return backward ? std::max(group, ratio(numel_of(x), x[1])) : group;
+}
+
+int64_t batch_norm_length(const Sample& s, bool backward) {
+  const Shape x = arg_sizes(s, backward ? 1 : 0);
+  return x.size() < 2 ? 1 : ratio(numel_of(x), x[1]);
+}
+
 }  // namespace
 
 void add_norm_rows(std::vector<OpInfo>& rows) {
   auto row = [&](std::string name, std::function<std::vector<Sample>(DType, SampleSize)> samples,
-                 std::function<Expected(const RefArgs&)> ref, bool differentiable) {
+                 std::function<Expected(const RefArgs&)> ref, bool differentiable, Length length) {
     rows.push_back({.name = std::move(name), .dtypes = kFloats, .out_dtype = same_dtype, .samples = std::move(samples),
-                    .reference = std::move(ref), .tolerance_scale = 10, .differentiable = differentiable});
+                    .reference = std::move(ref), .accumulation = std::move(length),
+                    .differentiable = differentiable});
   };
   for (const bool log : {false, true}) {
     const std::string name = log ? "log_softmax" : "softmax";
     row(name, [name](DType t, SampleSize s) { return softmax_samples(t, s, name); },
-        [log](const RefArgs& a) { return softmax_ref(a, log); }, true);
+        [log](const RefArgs& a) { return softmax_ref(a, log); }, true,
+        [](const Sample& s) { return arg_dim_size(s, 0, 1); });
     row(name + "_backward", [name](DType t, SampleSize s) { return softmax_backward_samples(t, s, name + "_backward"); },
-        [log](const RefArgs& a) { return softmax_backward_ref(a, log); }, true);
+        [log](const RefArgs& a) { return softmax_backward_ref(a, log); }, true,
+        [](const Sample& s) { return arg_dim_size(s, 1, 2); });
   }
   for (const bool centered : {true, false}) {
     const std::string name = centered ? "layer_norm" : "rms_norm";
     row(name, [centered](DType t, SampleSize s) { return row_norm_samples(t, s, centered); },
-        [centered](const RefArgs& a) { return row_norm_ref(a, centered); }, true);
+        [centered](const RefArgs& a) { return row_norm_ref(a, centered); }, true,
+        [](const Sample& s) { return row_norm_length(s, false); });
     row(name + "_backward", [centered](DType t, SampleSize s) { return row_norm_backward_samples(t, s, centered); },
-        [centered](const RefArgs& a) { return row_norm_backward_ref(a, centered); }, false);
+        [centered](const RefArgs& a) { return row_norm_backward_ref(a, centered); }, false,
+        [](const Sample& s) { return row_norm_length(s, true); });
   }
-  row("group_norm", group_norm_samples, group_norm_ref, true);
-  row("group_norm_backward", group_norm_backward_samples, group_norm_backward_ref, false);
-  row("batch_norm", batch_norm_samples, batch_norm_ref, true);
-  row("batch_norm_backward", batch_norm_backward_samples, batch_norm_backward_ref, false);
+  row("group_norm", group_norm_samples, group_norm_ref, true, [](const Sample& s) { return group_norm_length(s, false); });
+  row("group_norm_backward", group_norm_backward_samples, group_norm_backward_ref, false,
+      [](const Sample& s) { return group_norm_length(s, true); });
+  row("batch_norm", batch_norm_samples, batch_norm_ref, true, [](const Sample& s) { return batch_norm_length(s, false); });
+  row("batch_norm_backward", batch_norm_backward_samples, batch_norm_backward_ref, false,
+      [](const Sample& s) { return batch_norm_length(s, true); });
 }
 
 }  // namespace ember::testing

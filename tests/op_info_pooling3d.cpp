@@ -412,12 +412,14 @@ std::vector<Sample> adaptive_backward_samples(DType t, SampleSize size) {
 void add_pooling3d_rows(std::vector<OpInfo>& rows) {
   auto row = [&](std::string name, std::function<std::vector<Sample>(DType, SampleSize)> samples,
                  std::function<Expected(const RefArgs&)> reference) {
+    const bool exact = name == "max_pool3d_with_indices";  // moves input values (Note [Tolerances])
     rows.push_back({.name = std::move(name),
                     .dtypes = kFloatTypes,
                     .out_dtype = same_dtype,
                     .samples = std::move(samples),
                     .reference = std::move(reference),
-                    .tolerance_scale = 2,
+                    .exact = exact,
+                    .accumulation = largest_arg_numel,
                     .differentiable = true});
   };
   row("max_pool3d_with_indices", max_pool_samples, max_pool_ref);

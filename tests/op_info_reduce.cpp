@@ -79,6 +79,27 @@ std::vector<Sample> reduction_samples(RedStyle st, DType t, SampleSize size, Dom
   return out;
 }
 
+// K (Note [Tolerances]): the number of elements an output element folds.
+int64_t reduced_length(RedStyle st, const Sample& s) {
+  const Shape in = s.args[0].tensor().sizes().vec();
+  Shape dims;
+  switch (st) {
+    case RedStyle::Dims:
+    case RedStyle::DimsDtype:
+    case RedStyle::Correction: dims = std::get<Shape>(s.args[1].payload()); break;
+    case RedStyle::Norm: dims = std::get<Shape>(s.args[2].payload()); break;
+    case RedStyle::OneDim:
+    case RedStyle::OptDim:
+    case RedStyle::Scan:
+      if (!s.args[1].is_none()) dims = {std::get<int64_t>(s.args[1].payload())};
+      break;
+  }
+  const std::optional<std::vector<bool>> mask = dim_mask(dims, static_cast<int64_t>(in.size()));
+  int64_t k = 1;
+  for (size_t d = 0; mask && d < in.size(); ++d) k *= (*mask)[d] ? in[d] : 1;
+  return k;
+}
+
 struct Reduction {
   HostTensor in;
   std::optional<std::vector<bool>> mask;  // nullopt: a bad dim
@@ -279,19 +300,22 @@ Expected scan_ref(const RefArgs& a, bool prod) {
 }  // namespace
 
 void add_reduction_rows(std::vector<OpInfo>& rows) {
-  const double kRedTol = 10;  // sums of up to 60 values in float32
+  // The ops that select one of the reduced values compare exactly.
+  const std::set<std::string> selects = {"amax", "amin", "max_dim", "min_dim", "argmax", "argmin", "all", "any"};
   // Products of integers take values in [-1, 1]: a product of 60 values in [-9, 9] overflows int64.
   auto red_row = [&](std::string name, std::vector<DType> rejects, DType (*out)(DType), RedStyle st,
                      std::function<Expected(const RefArgs&)> ref,
                      std::function<std::vector<Sample>(DType, SampleSize)> extra = nullptr) {
     const Domain int_domain = name == "prod" || name == "cumprod" ? Domain::Unit : Domain::Any;
+    const bool exact = selects.count(name) > 0;
     rows.push_back({.name = std::move(name), .dtypes = kAll, .rejects = std::move(rejects), .out_dtype = out,
                     .samples = [st, extra, int_domain](DType t, SampleSize size) {
                       const Domain d = is_floating_point(t) ? Domain::Any : int_domain;
                       std::vector<Sample> s = reduction_samples(st, t, size, d);
                       return extra ? joined(s, extra(t, size)) : s;
                     },
-                    .reference = std::move(ref), .tolerance_scale = kRedTol});
+                    .reference = std::move(ref), .exact = exact,
+                    .accumulation = [st](const Sample& s) { return reduced_length(st, s); }});
   };
   // sum(dtype=float64) converts first; the result has that dtype.
   auto dtype_sample = [](DType t, SampleSize size) -> std::vector<Sample> {

@@ -293,7 +293,7 @@ void add_rnn_rows(std::vector<OpInfo>& rows) {
   fwd.out_dtype = &same;
   fwd.samples = &forward_samples;
   fwd.reference = &forward_ref;
-  fwd.tolerance_scale = 10;
+  fwd.accumulation = largest_arg_numel;
   fwd.differentiable = true;
   rows.push_back(fwd);
   OpInfo bwd;
@@ -302,7 +302,7 @@ void add_rnn_rows(std::vector<OpInfo>& rows) {
   bwd.out_dtype = &same;
   bwd.samples = &backward_samples;
   bwd.reference = &backward_ref;
-  bwd.tolerance_scale = 10;
+  bwd.accumulation = largest_arg_numel;
   rows.push_back(bwd);
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tests/op_info.h"
+#include "tests/op_info_error_inputs.h"
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
@@ -105,7 +106,7 @@ std::vector<Sample> sort_samples(DType t, SampleSize size) {
       s("transposed", make_input({3, 6}, t, kTransposed), 1, false),
       s("sliced", make_input({3, 6}, t, kSliced), 0, true),
       s("empty", make_input({0, 3}, t), 1, false),       s("0d", make_input({}, t), 0, false),
-      s("bad_dim", make_input({3, 6}, t), 2, false)};
+      s("bad_dim", make_input({3, 6}, t), 2, false),     s("bad_negative_dim", make_input({3, 6}, t), -3, false)};
   if (is_floating_point(t)) {
     out.push_back(s("special", from_values({12}, t, kSpecials), 0, false));
     out.push_back(s("special_descending", from_values({2, 12}, t, kSpecials), 1, true));
@@ -200,6 +201,7 @@ std::vector<Sample> unique_samples(DType t, SampleSize size) {
                              s("empty", make_input({0, 3}, t)),
                              s("0d", make_input({}, t))};
   if (is_floating_point(t)) out.push_back(s("special", from_values({2, kNumSpecials}, t, kSpecials)));
+  out.push_back(undefined_input(out.front(), 0));
   return out;
 }
 
@@ -318,9 +320,9 @@ Expected searchsorted_ref(const RefArgs& a) {
 
 void add_shape_rows(std::vector<OpInfo>& rows) {
   rows.push_back({.name = "tril", .dtypes = kAll, .out_dtype = same_dtype, .samples = triangle_samples,
-                  .reference = triangle_ref(true)});
+                  .reference = triangle_ref(true), .exact = true});
   rows.push_back({.name = "triu", .dtypes = kAll, .out_dtype = same_dtype, .samples = triangle_samples,
-                  .reference = triangle_ref(false)});
+                  .reference = triangle_ref(false), .exact = true});
   rows.push_back({
       .name = "one_hot", .dtypes = {DType::Int64}, .out_dtype = int64_dtype,
       .samples = [](DType, SampleSize size) -> std::vector<Sample> {
@@ -358,15 +360,17 @@ void add_shape_rows(std::vector<OpInfo>& rows) {
                     const std::optional<int64_t> d = wrap(a.integer(1), in.dim());
                     if (!d) return Expected::raises("dim");
                     return ordered_ref(a, a.integer(1), in.dim() == 0 ? 1 : in.shape[*d], a.flag(2));
-                  }});
+                  },
+                  .exact = true});
   rows.push_back({.name = "topk", .dtypes = kAll, .out_dtype = same_dtype, .samples = topk_samples,
-                  .reference = [](const RefArgs& a) { return ordered_ref(a, a.integer(2), a.integer(1), a.flag(3)); }});
+                  .reference = [](const RefArgs& a) { return ordered_ref(a, a.integer(2), a.integer(1), a.flag(3)); },
+                  .exact = true});
   rows.push_back({.name = "unique", .dtypes = kAll, .out_dtype = same_dtype, .samples = unique_samples,
-                  .reference = unique_ref});
+                  .reference = unique_ref, .exact = true});
   rows.push_back({.name = "searchsorted", .dtypes = kNumeric, .out_dtype = int64_dtype,
                   .samples = searchsorted_samples, .reference = searchsorted_ref});
   rows.push_back({.name = "cat", .dtypes = kAll, .out_dtype = same_dtype, .samples = cat_samples,
-                  .reference = cat_ref});
+                  .reference = cat_ref, .exact = true});
 }
 
 }  // namespace ember::testing

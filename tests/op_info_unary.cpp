@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tests/op_info.h"
+#include "tests/op_info_error_inputs.h"
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
@@ -75,6 +76,8 @@ const std::vector<UnarySpec>& unary_specs() {
 }  // namespace
 
 void add_unary_rows(std::vector<OpInfo>& rows) {
+  // Ops whose results are input values, negated or rounded: exact (Note [Tolerances]).
+  const std::set<std::string> moves_values = {"neg", "abs", "sign", "relu", "floor", "ceil", "round", "trunc"};
   for (const UnarySpec& u : unary_specs()) {
     for (const bool ip : {false, true}) {
       OpInfo r;
@@ -84,13 +87,17 @@ void add_unary_rows(std::vector<OpInfo>& rows) {
       if (ip && u.to_float) r.rejects = kIntegral;  // the float result cannot be written into self
       r.out_dtype = u.to_float && !ip ? float_of_int : same_dtype;
       r.kind = ip ? OpKind::InPlace : OpKind::Functional;
-      r.samples = [d = u.domain](DType t, SampleSize size) { return unary_samples(t, size, d); };
+      r.samples = [d = u.domain, ip](DType t, SampleSize size) {
+        std::vector<Sample> s = unary_samples(t, size, d);
+        return size == SampleSize::Large ? s : joined(s, unary_error_samples(t, d, ip));
+      };
       r.reference = [fd = u.fd, fi = u.fi](const RefArgs& a) {
         return map1(a.tensor(0), a.out, [fd, fi](auto x) {
           if constexpr (std::is_floating_point_v<decltype(x)>) return fd(x);
           else return fi(x);
         });
       };
+      r.exact = moves_values.count(u.name) > 0;
       r.divergences = u.divergences;
       rows.push_back(std::move(r));
     }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tests/op_info.h"
+#include "tests/op_info_error_inputs.h"
 #include "tests/op_info_inputs.h"
 
 namespace ember::testing {
@@ -228,7 +229,7 @@ void add_view_rows(std::vector<OpInfo>& rows) {
                     .samples = [small, large](DType t, SampleSize size) {
                       return size == SampleSize::Large ? std::vector<Sample>{large(t)} : small(t);
                     },
-                    .reference = std::move(ref), .divergences = std::move(divergences)});
+                    .reference = std::move(ref), .exact = true, .divergences = std::move(divergences)});
   };
   view_row("view", [=](DType t) -> std::vector<Sample> {
     return {view_sample("contiguous", make_input({2, 3, 4}, t), {ints_arg({6, 4})}),
@@ -293,7 +294,8 @@ void add_view_rows(std::vector<OpInfo>& rows) {
             view_sample("all_ones", make_input({1, 1}, t), {}),
             view_sample("transposed", make_input({1, 4}, t, kTransposed), {}),
             view_sample("empty", make_input({0, 1}, t), {}),
-            view_sample("0d", make_input({}, t), {})};
+            view_sample("0d", make_input({}, t), {}),
+            undefined_input(view_sample("valid", make_input({1, 3}, t), {}), 0)};
   }, [=](DType t) { return view_sample("large", make_input({1, 256, 1, 400}, t), {}); },
            [](const RefArgs& a) { return squeeze_ref(a.tensor(0), a.out, std::nullopt); });
   view_row("squeeze_dim", [=](DType t) -> std::vector<Sample> {
@@ -302,7 +304,8 @@ void add_view_rows(std::vector<OpInfo>& rows) {
             view_sample("not_one", make_input({1, 3, 1}, t), {int_arg(1)}),
             view_sample("empty", make_input({0, 1}, t), {int_arg(1)}),
             view_sample("0d", make_input({}, t), {int_arg(-1)}),
-            view_sample("bad_dim", make_input({1, 3, 1}, t), {int_arg(3)}, "squeeze")};
+            view_sample("bad_dim", make_input({1, 3, 1}, t), {int_arg(3)}, "squeeze"),
+            view_sample("bad_negative_dim", make_input({1, 3, 1}, t), {int_arg(-4)}, "squeeze")};
   }, [=](DType t) { return view_sample("large", make_input({256, 1, 400}, t), {int_arg(1)}); },
            [](const RefArgs& a) -> Expected {
              const HostTensor in = a.tensor(0);

@@ -20,14 +20,21 @@ TEST(Autocast, MatrixProductsAndConvolutionsRunInTheLowerDtype) {
   manual_seed(0);
   const Tensor a = randn({8, 16}), b = randn({16, 4});
   const Tensor w = randn({3, 2, 3, 3}), x = randn({1, 2, 6, 6});
+  // The references, outside autocast: float32 products of the inputs rounded
+  // to bfloat16, then rounded once (what a bf16 kernel accumulating in
+  // float32 gives, to within the order of its sums).
+  auto rounded = [](const Tensor& t) { return t.to(kBFloat16).to(kFloat32); };
+  const Tensor want_mm = rounded(rounded(a).matmul(rounded(b)));
+  const Tensor want_conv = rounded(F::conv2d(rounded(x), rounded(w)));
   amp::autocast guard(kBFloat16);
   const Tensor c = a.matmul(b);
   EXPECT_EQ(c.dtype(), kBFloat16);
-  // The same as a bf16 product of the rounded inputs.
-  EXPECT_TRUE(all_close(c.to(kFloat32), a.to(kBFloat16).to(kFloat32).matmul(b.to(kBFloat16).to(kFloat32)), 1e-2, 1e-2));
+  EXPECT_TRUE(all_close(c.to(kFloat32), want_mm, 1.0 / 128, 1e-6));  // one bf16 rounding
   EXPECT_EQ(F::linear(a, b.t()).dtype(), kBFloat16);
   EXPECT_EQ(F::linear(a.to(kBFloat16), b.t(), zeros({4})).dtype(), kBFloat16);  // mixed inputs: cast, not refused
-  EXPECT_EQ(F::conv2d(x, w).dtype(), kBFloat16);
+  const Tensor conv = F::conv2d(x, w);
+  EXPECT_EQ(conv.dtype(), kBFloat16);
+  EXPECT_TRUE(all_close(conv.to(kFloat32), want_conv, 1.0 / 128, 1e-6));
   EXPECT_EQ(a.to(kFloat64).matmul(b.to(kFloat64)).dtype(), kFloat64);  // float64 is never cast
 }
 

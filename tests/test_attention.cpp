@@ -91,21 +91,36 @@ TEST(ScaledDotProductAttention, LargeScoresDoNotOverflow) {
   EXPECT_TRUE(all_close(out, composite(q, k, v), 1e-4, 1e-5));
 }
 
-TEST(ScaledDotProductAttention, RowWithEveryKeyMaskedIsNaN) {
-  const Tensor q = input({1, 1, 3, 4}, 1), k = input({1, 1, 5, 4}, 2), v = input({1, 1, 5, 2}, 3);
+// As PyTorch >= 2.5: a query whose keys are all masked gets zeros and zero
+// gradients (not 0/0), on the fused route, the dropout route and the
+// composite backward (create_graph), and the other rows are untouched.
+TEST(ScaledDotProductAttention, RowWithEveryKeyMaskedIsZero) {
+  const Tensor k = input({1, 1, 5, 4}, 2), v = input({1, 1, 5, 2}, 3);
   Tensor mask = ones({3, 5}, kBool);
   mask.select(0, 1).fill_(Scalar(false));
-  const std::vector<double> out = values(F::scaled_dot_product_attention(q, k, v, mask));
-  for (int c = 0; c < 2; ++c) {
-    EXPECT_TRUE(std::isfinite(out[static_cast<size_t>(c)]));
-    EXPECT_TRUE(std::isnan(out[static_cast<size_t>(2 + c)]));
-    EXPECT_TRUE(std::isfinite(out[static_cast<size_t>(4 + c)]));
-  }
   Tensor additive = zeros({3, 5});
-  additive.select(0, 2).fill_(Scalar(-kInf));
-  const std::vector<double> out2 = values(F::scaled_dot_product_attention(q, k, v, additive));
-  EXPECT_TRUE(std::isnan(out2[4]) && std::isnan(out2[5]));
-  EXPECT_TRUE(std::isfinite(out2[0]));
+  additive.select(0, 1).fill_(Scalar(-kInf));
+  for (const Tensor& m : {mask, additive}) {
+    for (double p : {0.0, 0.5}) {
+      for (bool create_graph : {false, true}) {
+        SCOPED_TRACE(std::string(m.dtype() == kBool ? "bool" : "-inf") + " mask, dropout " + std::to_string(p) +
+                     (create_graph ? ", create_graph" : ""));
+        const Tensor q = input({1, 1, 3, 4}, 1).requires_grad_();
+        const Tensor out = F::scaled_dot_product_attention(q, k, v, m, p);
+        const std::vector<double> o = values(out);
+        const Tensor grad = autograd::grad({out.sum()}, {q}, {}, std::nullopt, create_graph)[0];
+        const std::vector<double> g = values(grad);
+        for (int c = 0; c < 2; ++c) EXPECT_EQ(o[static_cast<size_t>(2 + c)], 0.0);
+        for (int c = 0; c < 4; ++c) EXPECT_EQ(g[static_cast<size_t>(4 + c)], 0.0);
+        for (double x : o) EXPECT_TRUE(std::isfinite(x));
+        for (double x : g) EXPECT_TRUE(std::isfinite(x));
+        if (p == 0.0) {
+          const Tensor rows = out.select(2, 0);
+          EXPECT_TRUE(all_close(rows, composite(q.detach(), k, v).select(2, 0), 1e-6, 1e-6));
+        }
+      }
+    }
+  }
 }
 
 TEST(ScaledDotProductAttention, NoKeysGiveZeros) {

@@ -7,6 +7,7 @@
 #include "core/op_decls_conv.h"
 #include "ember/ember.h"
 #include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/pooling.h"
 #include "tests/op_info.h"
 #include "tests/test_util.h"
 
@@ -119,6 +120,14 @@ TEST(Conv, BackwardChecksTheGradShape) {
 
 TEST(Conv, SamePaddingKeepsTheSizeWithEvenKernels) {
   const Tensor x = rnd({2, 3, 6, 7}, 1);
+  // PyTorch pads an even kernel's extra row and column at the end: [4, 2]
+  // pads 1 above, 2 below, 0 left, 1 right, then convolves without padding.
+  const Tensor w42 = rnd({4, 3, 4, 2}, 2);
+  EXPECT_TRUE(all_close(F::conv2d(x, w42, std::nullopt, 1, "same"),
+                        F::conv2d(F::pad(x, {0, 1, 1, 2}), w42, std::nullopt, 1, "valid"), 1e-6, 1e-6));
+  const Tensor w33 = rnd({4, 3, 3, 3}, 2);  // dilation 2: 2 on each side
+  EXPECT_TRUE(all_close(F::conv2d(x, w33, std::nullopt, 1, "same", 2),
+                        F::conv2d(F::pad(x, {2, 2, 2, 2}), w33, std::nullopt, 1, "valid", 2), 1e-6, 1e-6));
   EXPECT_EQ(F::conv2d(x, rnd({4, 3, 4, 2}, 2), std::nullopt, 1, "same").sizes(), IntArrayRef({2, 4, 6, 7}));
   EXPECT_EQ(F::conv2d(x, rnd({4, 3, 3, 3}, 2), std::nullopt, 1, "same", 2).sizes(), IntArrayRef({2, 4, 6, 7}));
   EXPECT_EQ(F::conv1d(rnd({2, 3, 8}, 3), rnd({4, 3, 4}, 4), std::nullopt, 1, "same").sizes(), IntArrayRef({2, 4, 8}));

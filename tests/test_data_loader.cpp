@@ -272,8 +272,7 @@ TEST(DataLoader, StateFromALongerEpochIsAnError) {
   for (int k = 0; k < 9; ++k) ++it;
   const TensorDict saved = big.state_dict();
   DataLoader small(std::make_shared<RangeDataset>(6), {.batch_size = 2});
-  small.load_state_dict(saved);
-  EXPECT_EMBER_ERROR(small.begin(), "DataLoader", "10 batches done", "only 3");
+  EXPECT_EMBER_ERROR(small.load_state_dict(saved), "DataLoader", "10 batches done", "only 3");
 }
 
 TEST(DataLoader, MovingALoaderKeepsItsIterationGoing) {
@@ -373,6 +372,16 @@ TEST(DataLoader, IterableDatasetHonoursDropLastAndResumes) {
   DataLoader resumed(std::make_shared<CountingStream>(11), {.batch_size = 4, .drop_last = true});
   resumed.load_state_dict(saved);
   EXPECT_EQ(targets_of(collect(resumed)), (std::vector<double>{4, 5, 6, 7}));
+}
+
+// A state claiming more batches than a stream holds ends at the stream's end
+// with an error (it once looped over the exhausted stream for 2^64 batches).
+TEST(DataLoader, StateBeyondTheEndOfAStreamIsAnError) {
+  DataLoader loader(std::make_shared<CountingStream>(6), {.batch_size = 2});
+  TensorDict state = loader.state_dict();
+  state["batches_done"] = full({1}, Scalar(int64_t{-1}), kInt64);
+  loader.load_state_dict(state);
+  EXPECT_EMBER_ERROR(loader.begin(), "DataLoader", "batches done", "the stream ended after 3");
 }
 
 TEST(DataLoader, IterableDatasetRejectsShuffle) {

@@ -3,7 +3,9 @@
 // initial_lr shared between schedulers, momentum cycling, and the errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
+#include <numbers>
 #include <memory>
 
 #include "ember/ember.h"
@@ -130,6 +132,54 @@ TEST(LRScheduler, StepLRDecaysEveryStepSizeSteps) {
     sched.step();
   }
   EXPECT_EQ(first, (std::vector<double>{0.1, 0.1, 0.05, 0.05, 0.025}));
+}
+
+// A cosine run of 4 steps saved at its end (lr at eta_min) and resumed with
+// T_max 12: the chainable form alone would stay at eta_min; relayout puts
+// step 4 on the new curve, and the steps after follow it.
+TEST(LRScheduler, RelayoutContinuesAResumedRunOnTheLongerSchedule) {
+  std::unique_ptr<optim::SGD> saved_opt = two_group_sgd();
+  optim::CosineAnnealingLR saved(*saved_opt, 4);
+  for (int k = 0; k < 4; ++k) saved.step();
+  EXPECT_EQ(saved.get_last_lr()[0], 0.0);
+
+  std::unique_ptr<optim::SGD> opt = two_group_sgd();
+  optim::CosineAnnealingLR longer(*opt, 12);
+  longer.load_state_dict(saved.state_dict());
+  opt->load_state_dict(saved_opt->state_dict());
+  ASSERT_TRUE(longer.relayout());
+  const double pi = std::numbers::pi;
+  for (int64_t t = 4; t < 12; ++t) {
+    const double expected = 0.1 * (1 + std::cos(pi * static_cast<double>(t) / 12)) / 2;
+    EXPECT_NEAR(longer.get_last_lr()[0], expected, 1e-15) << "step " << t;
+    EXPECT_NEAR(group_lrs(*opt)[1], expected / 2, 1e-15) << "step " << t;
+    longer.step();
+  }
+}
+
+TEST(LRScheduler, RelayoutOfASequenceLaysOutTheSchedulerWhoseTurnItIs) {
+  auto make = [](optim::Optimizer& opt, int64_t total) {
+    auto warmup = std::make_shared<optim::LinearLR>(opt, 0.5, 1.0, 2);
+    auto cosine = std::make_shared<optim::CosineAnnealingLR>(opt, total - 2);
+    return std::make_shared<optim::SequentialLR>(opt, std::vector<std::shared_ptr<optim::LRScheduler>>{warmup, cosine},
+                                                 std::vector<int64_t>{2});
+  };
+  std::unique_ptr<optim::SGD> saved_opt = two_group_sgd();
+  auto saved = make(*saved_opt, 6);
+  for (int k = 0; k < 6; ++k) saved->step();
+  std::unique_ptr<optim::SGD> opt = two_group_sgd();
+  auto longer = make(*opt, 10);
+  longer->load_state_dict(saved->state_dict());
+  ASSERT_TRUE(longer->relayout());
+  // The cosine has taken 4 of its 8 steps: half way down.
+  EXPECT_NEAR(longer->get_last_lr()[0], 0.05, 1e-15);
+  EXPECT_NEAR(group_lrs(*opt)[0], 0.05, 1e-15);
+  // Schedulers without a closed form keep their lr.
+  std::unique_ptr<optim::SGD> plain = two_group_sgd();
+  optim::OneCycleLR cycle(*plain, optim::OneCycleLROptions({0.1, 0.05}, 10));
+  const std::vector<double> before = cycle.get_last_lr();
+  EXPECT_FALSE(cycle.relayout());
+  EXPECT_EQ(cycle.get_last_lr(), before);
 }
 
 TEST(OneCycleLR, CyclesBeta1OfAdamAndMomentumOfSgd) {

@@ -137,12 +137,13 @@ std::string problems_of(const OpInfo& row, DType t, const Sample& s) {
       if (out.numel() > 0 && aliased_input(inputs, out) != nullptr) problem("an output aliases an input");
     }
   }
+  const Accuracy accuracy = accuracy_of(row, s);
   for (size_t k = 0; k < outs.size(); ++k) {
-    const ::testing::AssertionResult m = matches(to_host(outs[k]), want.outputs[k], row.tolerance_scale);
+    const ::testing::AssertionResult m = matches(to_host(outs[k]), want.outputs[k], accuracy);
     if (!m) problem("output " + std::to_string(k) + ": " + m.message());
   }
   if (row.kind == OpKind::InPlace) {
-    const ::testing::AssertionResult m = matches(to_host(self), want.outputs[0], row.tolerance_scale);
+    const ::testing::AssertionResult m = matches(to_host(self), want.outputs[0], accuracy);
     if (!m) problem("self after the op: " + std::string(m.message()));
   }
   return p;
@@ -197,6 +198,21 @@ TEST_P(OpInfoTest, MatchesReference) {
   for (DType t : row.dtypes) {
     for (const Sample& s : row.make_samples(t, SampleSize::Small)) check_sample(row, t, s);
   }
+}
+
+// Every op says what it refuses, as PyTorch's error_inputs do: at least one
+// sample (beyond a refused dtype) must raise an ember::Error.
+TEST_P(OpInfoTest, HasErrorInputs) {
+  const OpInfo& row = *GetParam();
+  const auto dtype = std::find_if(row.dtypes.begin(), row.dtypes.end(), [&](DType t) { return !row.rejects_dtype(t); });
+  ASSERT_NE(dtype, row.dtypes.end()) << row.name << " takes no dtype";
+  int64_t errors = 0;
+  for (const Sample& s : row.make_samples(*dtype, SampleSize::Small)) {
+    if (!s.error.empty()) ++errors;
+    else if (row.reference && row.reference(RefArgs(s, s.out_dtype.value_or(row.out_dtype(*dtype)))).fails) ++errors;
+  }
+  EXPECT_GT(errors, 0) << row.name << " has no error input: add samples with `error` set (wrong ranks, dims out of "
+                       << "range, shapes that do not broadcast, bad sizes, indices out of range, ...) to its row";
 }
 
 TEST_P(OpInfoTest, ThreadCountInvariance) {

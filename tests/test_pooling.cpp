@@ -182,6 +182,13 @@ TEST(MaxPool2d, TwoByTwoStrideTwoFloatPathMatchesTheGeneralLoop) {
 TEST(MaxPool2d, CeilModeNeverStartsAWindowInThePadding) {
   // torch: 5 + 2 - 2 + 1 = 6 -> ceil(5 / 2) + 1 = 4, minus the window starting at 6 >= 5 + 1.
   EXPECT_EQ(F::max_pool2d(image({1, 1, 5, 5}), 2, 2, 1, 1, true).sizes(), IntArrayRef({1, 1, 3, 3}));
+  // Windows start at -1, 1, 3 in each dim; x[i][j] = 5i + j grows with both,
+  // so each max is at the window's last in-bounds row and column.
+  EXPECT_EQ(values(F::max_pool2d(image({1, 1, 5, 5}), 2, 2, 1, 1, true)),
+            (std::vector<double>{0, 2, 4, 10, 12, 14, 20, 22, 24}));
+  // avg with count_include_pad: each window divides by its part inside the padded input.
+  EXPECT_EQ(values(F::avg_pool2d(image({1, 1, 5, 5}), 2, 2, 0, true)),
+            (std::vector<double>{3, 5, 6.5, 13, 15, 16.5, 20.5, 22.5, 24}));
   EXPECT_EQ(F::avg_pool2d(image({1, 1, 5, 5}), 2, 2, 0, true).sizes(), IntArrayRef({1, 1, 3, 3}));
 }
 

@@ -154,7 +154,7 @@ TEST_F(TrainConfigTest, CommandLineMistakesAreNamed) {
   EXPECT_OUTPUT_HAS(version, std::string("ember ") + ember::version());
   const CommandResult unknown = run(tool_.string() + " trian");
   EXPECT_NE(unknown.status, 0);
-  EXPECT_OUTPUT_HAS(unknown, "unknown command 'trian' (commands: inspect, train");
+  EXPECT_OUTPUT_HAS(unknown, "unknown command 'trian' (commands: inspect, run, train, profile, launch");
   const CommandResult bare = run(tool_.string() + " train");
   EXPECT_EQ(bare.status, 1);
   EXPECT_EQ(bare.output, "ember: train: give --config FILE, or --resume CHECKPOINT\n");
@@ -187,7 +187,9 @@ TEST_F(TrainConfigTest, AnOutputThatCannotBeAFolderFailsBeforeTraining) {
     std::ofstream(config) << yaml << "data:\n  path: " << (dir_ / "data").string() << "\noutput: " << output << "\n";
     const CommandResult r = run(tool_.string() + " train --config " + config.string());
     EXPECT_EQ(r.status, 1) << output.substr(0, 80) << ":\n" << r.output.substr(0, 400);
-    EXPECT_OUTPUT_HAS(r, "train: output '");
+    EXPECT_TRUE(r.output.find("train: output '") != std::string::npos ||
+                r.output.find("'output' is longer than 4096 characters") != std::string::npos)
+        << r.output.substr(0, 400);
   }
 }
 

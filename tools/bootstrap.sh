@@ -4,15 +4,18 @@
 #   tools/bootstrap.sh          build + test dependencies
 #   tools/bootstrap.sh bench    also the libtorch reference for benchmarks
 #   tools/bootstrap.sh golden   also python3-torch, to regenerate golden data
+#   tools/bootstrap.sh fuzz     also clang and libFuzzer, for make fuzz
 set -euo pipefail
 
 packages=(cmake make g++ ccache pkg-config libeigen3-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
-          libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist)
+          libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist
+          libgloo-dev libopenmpi-dev openmpi-bin)
 case "${1:-}" in
   bench) packages+=(libtorch-dev libopenblas0-openmp) ;;
   golden) packages+=(python3-torch python3-numpy) ;;
+  fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
   "") ;;
-  *) echo "usage: $0 [bench|golden]" >&2; exit 2 ;;
+  *) echo "usage: $0 [bench|golden|fuzz]" >&2; exit 2 ;;
 esac
 
 missing=()

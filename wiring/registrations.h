@@ -93,3 +93,17 @@ namespace ember::amp {
 void install_autocast();
 
 }  // namespace ember::amp
+
+namespace ember::jit {
+
+// ---- the Tracer layer (jit/tracer.cpp) ----
+void install_tracer();
+
+}  // namespace ember::jit
+
+namespace ember::profiler {
+
+// ---- the Profiler layer (profiler/op_events.cpp) ----
+void install_profiler();
+
+}  // namespace ember::profiler

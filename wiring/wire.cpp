@@ -88,6 +88,8 @@ const bool wired = [] {
 #endif
   install_autograd_layer();
   amp::install_autocast();
+  jit::install_tracer();
+  profiler::install_profiler();
   return true;
 }();
 

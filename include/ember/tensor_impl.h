@@ -26,8 +26,9 @@
 namespace ember {
 
 // Keys from lowest to highest priority. A call runs the highest key present.
-// Tracer and Profiler are reserved for the graph tracer and the profiler (not
-// built yet): nothing sets them today.
+// Tracer (ember::jit, Note [Tracing] in jit/tracer.h) sits above Autocast and
+// Autograd so that a trace records the calls the program made, not the casts
+// and backward ops those layers add below it.
 enum class DispatchKey : uint8_t { CPU, CUDA, Autograd, Autocast, Tracer, Profiler };
 inline constexpr int kNumDispatchKeys = 6;
 const char* dispatch_key_name(DispatchKey k);

@@ -44,6 +44,7 @@
 #include "ember/nn/module.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
+#include "ember/profiler.h"
 #include "ember/tensor.h"
 #include "ember/training_checkpoint.h"
 
@@ -273,5 +274,33 @@ class MetricsLogger : public Callback {
 // The SVG document MetricsLogger writes: two line plots side by side, loss
 // and accuracy against the epoch.
 std::string training_curves_svg(const std::vector<EpochMetrics>& history);
+
+// Profiles optimiser steps [first, end) of fit() (counted from the start of
+// training, so a resumed run counts on from its checkpoint): starts a
+// profiler::Profile when `first` steps are done and stops it when `end` are
+// (or when fit() ends), then writes a Chrome trace to `trace_path` unless it
+// is empty. With request_stop, fit() ends once the window has been profiled.
+// The Trainer marks each batch with a "ProfilerStep#<step>" range.
+class ProfileSteps : public Callback {
+ public:
+  ProfileSteps(int64_t first, int64_t end, std::string trace_path, profiler::ProfileOptions options = {},
+               bool request_stop = false);
+  void on_train_start(Trainer& trainer) override;
+  void on_batch_end(Trainer& trainer, const BatchProgress& progress) override;
+  void on_train_end(Trainer& trainer, const FitResult& result) override;
+  // The finished profile; null until the window has ended.
+  const profiler::Profile* profile() const { return finished_ ? profile_.get() : nullptr; }
+
+ private:
+  void begin();
+  void finish(Trainer& trainer);
+
+  int64_t first_, end_;
+  std::string trace_path_;
+  profiler::ProfileOptions options_;
+  bool request_stop_;
+  std::unique_ptr<profiler::Profile> profile_;
+  bool finished_ = false;
+};
 
 }  // namespace ember

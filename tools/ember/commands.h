@@ -1,6 +1,7 @@
 // Subcommands of the `ember` tool.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,14 +13,55 @@ int inspect_dispatch(const std::string& op_name);
 // Prints a training checkpoint (or any safetensors file): metadata and tensors.
 int inspect_checkpoint(const std::string& path);
 
+// Prints a graph archive's graph (--dot: as DOT; --passes: then each pass's
+// log and the graph after it). run_graph.cpp.
+int inspect_graph(const std::string& path, bool passes, bool dot);
+
+struct RunCommand {
+  std::string archive;  // model.emb
+  std::string input;    // --input x.safetensors: one tensor per graph input, by name
+  std::string output;   // --output y.safetensors ("output", or "output0", "output1", ...)
+  int64_t bench = 0;    // --bench N: time N more runs, print the median
+};
+
+// Runs a graph archive (docs/graphs.md). run_graph.cpp.
+int run_graph(const RunCommand& command);
+
 struct TrainCommand {
   std::string config_path;             // --config (may be empty with --resume)
   std::vector<std::string> overrides;  // --set key.sub=value, in order
   std::string resume;                  // --resume CHECKPOINT
   bool dry_run = false;                // check the config, build the model, print, exit
+  std::string profile_steps;           // --profile-steps FIRST:END (optimiser steps)
+  std::string trace;                   // --trace FILE (default <output>/trace.json)
 };
 
 // Trains a model as a YAML config says (docs/training.md).
 int train(const TrainCommand& command);
+
+struct ProfileCommand {
+  std::string config_path;             // --config
+  std::vector<std::string> overrides;  // --set key.sub=value
+  std::string steps = "5:10";          // --steps FIRST:END
+  std::string trace = "trace.json";    // --trace FILE
+  int64_t row_limit = 20;              // --row-limit
+};
+
+// Trains a config's model for END optimiser steps only, profiling steps
+// FIRST..END-1 (docs/profiling.md); writes nothing but the trace.
+int profile(const ProfileCommand& command);
+
+struct LaunchCommand {
+  int nproc_per_node = 1;
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 0;               // 0: a free port (one node), else required
+  std::vector<std::string> program;  // after `--`
+};
+
+// Starts the ranks of this node with the launcher environment contract
+// (docs/distributed.md); returns the first failing rank's exit code, or 0.
+int launch(const LaunchCommand& command);
 
 }  // namespace ember::cli

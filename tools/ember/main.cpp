@@ -41,6 +41,19 @@ int main(int argc, char** argv) {
   std::string checkpoint_path;
   CLI::App* checkpoint = inspect->add_subcommand("checkpoint", "Print a training checkpoint or a safetensors file");
   checkpoint->add_option("path", checkpoint_path, "The file")->required();
+  std::string graph_path;
+  bool graph_passes = false, graph_dot = false;
+  CLI::App* graph = inspect->add_subcommand("graph", "Print a graph archive (.emb) as text or DOT");
+  graph->add_option("path", graph_path, "The archive")->required();
+  graph->add_flag("--passes", graph_passes, "Run the passes and print the graph after each");
+  graph->add_flag("--dot", graph_dot, "Print Graphviz DOT instead of text");
+
+  ember::cli::RunCommand run_command;
+  CLI::App* run = app.add_subcommand("run", "Run a graph archive on inputs from a safetensors file (docs/graphs.md)");
+  run->add_option("archive", run_command.archive, "The archive, e.g. model.emb")->required();
+  run->add_option("--input", run_command.input, "A safetensors file with one tensor per graph input")->required();
+  run->add_option("--output", run_command.output, "Where the outputs go (safetensors)");
+  run->add_option("--bench", run_command.bench, "Time N more runs and print the median");
 
   ember::cli::TrainCommand train_command;
   CLI::App* train = app.add_subcommand("train", "Train a model as a YAML config says (docs/training.md)");
@@ -49,13 +62,37 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   train->add_option("--resume", train_command.resume, "Continue from a checkpoint (e.g. runs/x/last.ckpt)");
   train->add_flag("--dry-run", train_command.dry_run, "Check the config and build the model, then exit");
+  train->add_option("--profile-steps", train_command.profile_steps,
+                    "Profile optimiser steps FIRST:END (END excluded), e.g. 5:10");
+  train->add_option("--trace", train_command.trace, "The Chrome trace of --profile-steps (default OUTPUT/trace.json)");
+
+  ember::cli::ProfileCommand profile_command;
+  CLI::App* profile = app.add_subcommand("profile", "Train a few steps of a config and profile them (docs/profiling.md)");
+  profile->add_option("--config", profile_command.config_path, "The config file")->required();
+  profile->add_option("--set", profile_command.overrides, "Override a config key (repeatable)")->allow_extra_args(false);
+  profile->add_option("--steps", profile_command.steps, "Optimiser steps FIRST:END to profile (default 5:10)");
+  profile->add_option("--trace", profile_command.trace, "Where the Chrome trace goes (default trace.json)");
+  profile->add_option("--row-limit", profile_command.row_limit, "Rows of the op table (default 20)");
+
+  ember::cli::LaunchCommand launch_command;
+  CLI::App* launch = app.add_subcommand("launch", "Start the ranks of a distributed run: launch [options] -- PROGRAM ARGS");
+  launch->add_option("--nproc-per-node", launch_command.nproc_per_node, "Ranks on this node");
+  launch->add_option("--nnodes", launch_command.nnodes, "Nodes in the run");
+  launch->add_option("--node-rank", launch_command.node_rank, "This node's index");
+  launch->add_option("--master-addr", launch_command.master_addr, "Where rank 0's store listens");
+  launch->add_option("--master-port", launch_command.master_port, "Its port (default: a free one on one node)");
+  launch->add_option("program", launch_command.program, "The program and its arguments, after --")->required();
 
   if (unknown_command(app, argc, argv)) return static_cast<int>(CLI::ExitCodes::ExtrasError);
   CLI11_PARSE(app, argc, argv);
   try {
     if (dispatch->parsed()) return ember::cli::inspect_dispatch(op_name);
     if (checkpoint->parsed()) return ember::cli::inspect_checkpoint(checkpoint_path);
+    if (graph->parsed()) return ember::cli::inspect_graph(graph_path, graph_passes, graph_dot);
+    if (run->parsed()) return ember::cli::run_graph(run_command);
     if (train->parsed()) return ember::cli::train(train_command);
+    if (profile->parsed()) return ember::cli::profile(profile_command);
+    if (launch->parsed()) return ember::cli::launch(launch_command);
   } catch (const ember::Error& e) {
     std::cerr << "ember: " << e.what() << "\n";
     return 1;

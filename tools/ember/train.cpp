@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "ember/data.h"
 #include "ember/generator.h"
@@ -19,6 +20,7 @@
 #include "tools/ember/commands.h"
 #include "tools/ember/train_config.h"
 #include "tools/ember/train_models.h"
+#include "tools/ember/train_setup.h"
 
 namespace ember::cli {
 
@@ -43,98 +45,60 @@ class InterruptWatcher : public Callback {
   }
 };
 
-// Creates `path` (and its parents) and checks that files can be written in
-// it, before any work that would otherwise be lost at the first save.
-void create_writable_folder(const char* what, const std::string& path) {
-  namespace fs = std::filesystem;
-  const std::string shown = path.size() > 200 ? path.substr(0, 200) + "..." : path;
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  EMBER_CHECK(!ec, "train: ", what, " '", shown, "': cannot create the folder: ", ec.message());
-  EMBER_CHECK(fs::is_directory(path, ec), "train: ", what, " '", shown, "' exists and is not a folder");
-  const fs::path probe = fs::path(path) / ".ember_write_test";
-  const bool writable = std::ofstream(probe).good();
-  fs::remove(probe, ec);
-  EMBER_CHECK(writable, "train: ", what, " '", shown, "': cannot write files in the folder");
-}
+// A run resumed with another number of epochs than it was saved with: the
+// schedule was built for the new length, and at the start it goes on from
+// the resumed step on that schedule (LRScheduler::relayout), saying so.
+class ScheduleRelayout : public Callback {
+ public:
+  ScheduleRelayout(optim::LRScheduler* scheduler, std::string schedule, int64_t saved_epochs, int64_t epochs)
+      : scheduler_(scheduler), schedule_(std::move(schedule)), saved_epochs_(saved_epochs), epochs_(epochs) {}
 
-// Fashion-MNIST as float images (N, 1, 28, 28), normalised with the training
-// set's mean and std, and int64 labels (N). Converted once, up front: the
-// loader then only slices and stacks.
-std::shared_ptr<data::TensorDataset> load_fashion_mnist(const DataConfig& config, bool train) {
-  std::string cache;
-  if (!config.cache.empty()) {
-    create_writable_folder("data.cache", config.cache);
-    cache = (std::filesystem::path(config.cache) / (train ? "fashion_mnist_train.cache" : "fashion_mnist_test.cache"))
-                .string();
+  void on_train_start(Trainer& trainer) override {
+    if (trainer.epochs_completed() >= epochs_) return;  // nothing to train: said at the end
+    std::cout << "resume: the run was saved with " << saved_epochs_ << " epochs and now has " << epochs_ << "; ";
+    if (scheduler_ == nullptr) {
+      std::cout << "the learning rate is constant\n";
+    } else if (schedule_ == "step") {
+      std::cout << "the step schedule does not depend on the length and goes on as before\n";
+    } else if (scheduler_->relayout()) {
+      std::cout << "the " << schedule_ << " schedule is laid out over " << epochs_ << " epochs and step "
+                << trainer.step() << " goes on at its lr there, " << scheduler_->get_last_lr().front() << "\n";
+    } else {
+      std::cout << "the " << schedule_ << " schedule now spans " << epochs_
+                << " epochs; the next step follows it from step " << trainer.step() << "\n";
+    }
   }
-  data::IdxDataset raw(data::mnist_files(config.path, train), cache);
-  constexpr double kMean = 0.2860, kStd = 0.3530;
-  // In place: each temporary of the whole set would be a fresh ~190 MB, paid for in page faults.
-  Tensor images = raw.data().to(kFloat32);
-  images.div_(255.0).sub_(kMean).div_(kStd);
-  images = images.unsqueeze(1);
-  return std::make_shared<data::TensorDataset>(images, raw.targets().to(DType::Int64));
-}
 
-std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerConfig& c, const std::vector<Tensor>& params) {
-  if (c.name == "sgd") {
-    return std::make_unique<optim::SGD>(
-        params, optim::SGDOptions(c.lr).momentum(c.momentum).nesterov(c.nesterov).weight_decay(c.weight_decay));
-  }
-  const optim::Betas betas(c.betas[0], c.betas[1]);
-  if (c.name == "adam") {
-    return std::make_unique<optim::Adam>(
-        params, optim::AdamOptions(c.lr).betas(betas).eps(c.eps).weight_decay(c.weight_decay));
-  }
-  return std::make_unique<optim::AdamW>(params,
-                                        optim::AdamWOptions(c.lr).betas(betas).eps(c.eps).weight_decay(c.weight_decay));
-}
-
-// The schedule, stepped once per optimiser step. `parts` keeps the schedulers
-// a SequentialLR runs alive; the returned one is the one to step.
-optim::LRScheduler* make_schedule(const ScheduleConfig& c, optim::Optimizer& opt, double lr, int64_t steps_per_epoch,
-                                  int64_t epochs, std::vector<std::shared_ptr<optim::LRScheduler>>& parts) {
-  const int64_t total = steps_per_epoch * epochs;
-  if (c.name == "onecycle") {
-    parts.push_back(std::make_shared<optim::OneCycleLR>(
-        opt, optim::OneCycleLROptions({c.max_lr.value_or(lr)}, total).pct_start(c.pct_start)));
-    return parts.back().get();
-  }
-  std::shared_ptr<optim::LRScheduler> warmup;
-  if (c.warmup_steps > 0) warmup = std::make_shared<optim::LinearLR>(opt, 0.01, 1.0, c.warmup_steps);
-  std::shared_ptr<optim::LRScheduler> main;
-  if (c.name == "cosine") {
-    main = std::make_shared<optim::CosineAnnealingLR>(opt, std::max<int64_t>(1, total - c.warmup_steps), c.min_lr);
-  } else if (c.name == "step") {
-    main = std::make_shared<optim::StepLR>(opt, c.step_size * steps_per_epoch, c.gamma);
-  }
-  if (warmup && main) {
-    parts = {warmup, main};
-    parts.push_back(std::make_shared<optim::SequentialLR>(opt, std::vector{warmup, main},
-                                                          std::vector<int64_t>{c.warmup_steps}));
-  } else if (warmup || main) {
-    parts.push_back(warmup ? warmup : main);
-  }
-  return parts.empty() ? nullptr : parts.back().get();
-}
+ private:
+  optim::LRScheduler* scheduler_;
+  std::string schedule_;
+  int64_t saved_epochs_, epochs_;
+};
 
 }  // namespace
 
 int train(const TrainCommand& command) {
   TrainConfig config;
   std::string resume_path = command.resume;
+  // The config the resumed run was saved with (info.config), when it has one.
+  std::optional<TrainConfig> saved;
+  if (!resume_path.empty()) {
+    const TrainingCheckpoint checkpoint = load_training_checkpoint(resume_path);
+    auto text = checkpoint.info.find("config");
+    if (text != checkpoint.info.end()) saved = parse_train_config(text->second, resume_path + " (info.config)");
+  }
   if (!command.config_path.empty()) {
     config = load_train_config(command.config_path, command.overrides);
   } else {
     // --resume alone: the checkpoint carries the config it was trained with.
     EMBER_CHECK(!resume_path.empty(), "train: give --config FILE, or --resume CHECKPOINT");
-    const TrainingCheckpoint checkpoint = load_training_checkpoint(resume_path);
-    auto text = checkpoint.info.find("config");
-    EMBER_CHECK(text != checkpoint.info.end(), "train: ", resume_path,
-                " holds no config (info.config); give --config FILE as well");
-    config = parse_train_config(text->second, resume_path + " (info.config)", command.overrides);
+    EMBER_CHECK(saved.has_value(), "train: ", resume_path, " holds no config (info.config); give --config FILE as well");
+    config = parse_train_config(saved->text, resume_path + " (info.config)", command.overrides);
   }
+
+  std::optional<StepWindow> profile_window;
+  if (!command.profile_steps.empty()) profile_window = parse_step_window(command.profile_steps, "train --profile-steps");
+  EMBER_CHECK(command.trace.empty() || profile_window, "train: --trace needs --profile-steps FIRST:END");
 
   set_num_threads(static_cast<int>(config.threads));
   manual_seed(config.seed);
@@ -151,11 +115,8 @@ int train(const TrainCommand& command) {
   create_writable_folder("output", config.output);
   auto train_set = load_fashion_mnist(config.data, true);
   auto test_set = load_fashion_mnist(config.data, false);
-  data::DataLoader train_loader(train_set, {.batch_size = static_cast<size_t>(config.data.batch_size),
-                                            .shuffle = true,
-                                            .num_workers = static_cast<size_t>(config.data.num_workers),
-                                            .seed = config.seed,
-                                            .name = "train"});
+  std::unique_ptr<data::DataLoader> train_loader_owner = make_train_loader(config, train_set);
+  data::DataLoader& train_loader = *train_loader_owner;
   data::DataLoader test_loader(test_set, {.batch_size = static_cast<size_t>(config.data.eval_batch_size),
                                           .name = "test"});
   std::cout << "data: fashion_mnist from " << config.data.path << ": " << train_set->size() << " train, "
@@ -173,24 +134,31 @@ int train(const TrainCommand& command) {
     copy << config.text;
   }
   auto checkpoints = std::make_shared<CheckpointCallback>(config.output, "test_acc", true);
-  TrainerOptions options;
-  options.epochs = config.epochs;
-  if (config.amp == "bf16") options.autocast = DType::BFloat16;
-  options.accumulate_grad_batches = config.accumulate_grad_batches;
-  options.clip_grad_norm = config.clip_grad_norm;
-  options.scheduler_interval = SchedulerInterval::kStep;
+  TrainerOptions options = trainer_options(config);
   options.callbacks = {std::make_shared<InterruptWatcher>(), std::make_shared<ProgressLogger>(),
                        std::make_shared<MetricsLogger>(config.output), checkpoints};
   options.info = {{"seed", std::to_string(config.seed)},
                   {"threads", std::to_string(config.threads)},
                   {"config", config.text}};
   options.resume_from = resume_path;
+  std::shared_ptr<ProfileSteps> profiling;
+  const std::string trace =
+      command.trace.empty() ? (std::filesystem::path(config.output) / "trace.json").string() : command.trace;
+  if (profile_window) {
+    profiling = std::make_shared<ProfileSteps>(profile_window->first, profile_window->end, trace,
+                                               profiler::ProfileOptions{.record_shapes = true, .profile_memory = true});
+    options.callbacks.push_back(profiling);
+  }
+  if (saved && saved->epochs != config.epochs)
+    options.callbacks.push_back(
+        std::make_shared<ScheduleRelayout>(scheduler, config.schedule.name, saved->epochs, config.epochs));
   Trainer trainer(options);
 
   g_interrupted = false;
   std::signal(SIGINT, on_interrupt);
   const FitResult result = trainer.fit(model, *optimizer, scheduler, train_loader, &test_loader);
   std::signal(SIGINT, SIG_DFL);
+  if (profiling) print_profile(*profiling, *profile_window, trainer.step(), 20, trace);
 
   const std::string last = (std::filesystem::path(config.output) / "last.ckpt").string();
   if (g_interrupted) {

@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -66,7 +67,10 @@ class Section {
   }
   void read(const std::string& key, int64_t& v) { read<int64_t>(key, v, "an integer"); }
   void read(const std::string& key, uint64_t& v) { read<uint64_t>(key, v, "a non-negative integer"); }
-  void read(const std::string& key, double& v) { read<double>(key, v, "a number"); }
+  void read(const std::string& key, double& v) {
+    read<double>(key, v, "a number");
+    check(std::isfinite(v), key, "must be a finite number");
+  }
   void read(const std::string& key, bool& v) { read<bool>(key, v, "true or false"); }
   void read(const std::string& key, std::string& v) { read<std::string>(key, v, "a string"); }
   void read(const std::string& key, std::optional<double>& v) {
@@ -176,11 +180,20 @@ void apply_override(YAML::Node& root, const std::string& assignment, Origin& ori
   origin.overridden.insert(key);
 }
 
+// A config is a few dozen nodes; aliases (*a) repeat a node wherever they
+// appear, so a few lines of them can stand for billions of nodes.
+constexpr int64_t kMaxConfigNodes = 100'000;
+// PATH_MAX on Linux.
+constexpr size_t kMaxOutputPath = 4096;
+
 // Every mapping key is a plain name, given once: yaml-cpp keeps the first of
 // two equal keys without a word, and a complex key ({a: 1}: x) has no name.
-void check_keys(const YAML::Node& node, const std::string& path, const std::string& source) {
+// `visited` counts nodes (aliases expanded) against kMaxConfigNodes.
+void check_keys(const YAML::Node& node, const std::string& path, const std::string& source, int64_t& visited) {
+  EMBER_CHECK(++visited <= kMaxConfigNodes, "config ", source, ": more than ", kMaxConfigNodes,
+              " values once its aliases are expanded; a training config needs no aliases");
   if (node.IsSequence()) {
-    for (const YAML::Node& item : node) check_keys(item, path, source);
+    for (const YAML::Node& item : node) check_keys(item, path, source, visited);
     return;
   }
   if (!node.IsMap()) return;
@@ -194,7 +207,7 @@ void check_keys(const YAML::Node& node, const std::string& path, const std::stri
     const auto [it, fresh] = first_line.emplace(key, line);
     EMBER_CHECK(fresh, "config ", source, ":", line, ": duplicate key '", key_path, "' (first given on line ",
                 it->second, ")");
-    check_keys(entry.second, key_path, source);
+    check_keys(entry.second, key_path, source, visited);
   }
 }
 
@@ -298,7 +311,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   } catch (const YAML::Exception& e) {
     EMBER_FAIL("config ", source, ":", e.mark.line + 1, ": not valid YAML: ", e.msg);
   }
-  check_keys(root, "", source);
+  int64_t visited = 0;
+  check_keys(root, "", source, visited);
   for (const std::string& assignment : overrides) apply_override(root, assignment, origin);
 
   TrainConfig c;
@@ -318,6 +332,7 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   s.check(c.threads > 0 && c.threads <= kMaxThreads, "threads", "must be in [1, " + std::to_string(kMaxThreads) + "]");
   s.check(c.amp == "none" || c.amp == "bf16", "amp", "is '" + c.amp + "'; expected none or bf16");
   s.check(!c.output.empty(), "output", "must name a folder");
+  s.check(c.output.size() <= kMaxOutputPath, "output", "is longer than " + std::to_string(kMaxOutputPath) + " characters");
   s.check(c.accumulate_grad_batches > 0, "accumulate_grad_batches", "must be > 0");
   s.check(!c.clip_grad_norm || *c.clip_grad_norm > 0, "clip_grad_norm", "must be > 0");
   s.check_no_unknown_keys();

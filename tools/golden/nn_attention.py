@@ -1,39 +1,20 @@
 """Golden cases of the attention family: scaled_dot_product_attention
 (forward and gradients). Runners: tests/golden_nn_attention.cpp.
 
-torch 1.13 has no F.scaled_dot_product_attention, so the reference is the
-composite softmax(q k^T * scale + mask) v with torch 2.x's semantics (bool
-mask: True attends; float mask: added; is_causal: ones(L, S).tril(), aligned
-top-left). bfloat16 cases compute the composite in float32 from the bfloat16
-inputs and round once, as ember's fused kernel does; the bf16 gradients are
-float32 gradients rounded to bfloat16."""
-
-import math
+Made with PyTorch's own F.scaled_dot_product_attention, which torch 1.13
+lacks: run this family with torch >= 2.5 (see tools/golden/README.md), whose
+semantics ember follows (bool mask: True attends; float mask: added;
+is_causal: ones(L, S).tril(), aligned top-left; a query whose keys are all
+masked gives zeros and zero gradients)."""
 
 import torch
+import torch.nn.functional as F
 
 from make_golden import randint, randn
-from nn_golden import NnGoldenFile
+from nn_golden import NnGoldenFile, require_torch
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 SUFFIX = {F32: "f32", F64: "f64", BF16: "bf16"}
-
-
-def composite(q, k, v, mask=None, causal=False, scale=None):
-    dtype = q.dtype
-    if dtype == BF16:
-        q, k, v = q.float(), k.float(), v.float()
-        if mask is not None and mask.dtype == BF16:
-            mask = mask.float()
-    L, S, E = q.shape[-2], k.shape[-2], q.shape[-1]
-    s = q @ k.transpose(-2, -1) * (1.0 / math.sqrt(E) if scale is None else scale)
-    if mask is not None and mask.dtype == torch.bool:
-        s = s.masked_fill(~mask, float("-inf"))
-    elif mask is not None:
-        s = s + mask
-    if causal:
-        s = s.masked_fill(~torch.ones(L, S, dtype=torch.bool).tril(), float("-inf"))
-    return (torch.softmax(s, -1) @ v).to(dtype)
 
 
 def bool_mask(name, shape, empty_row=None):
@@ -46,6 +27,7 @@ def bool_mask(name, shape, empty_row=None):
 
 
 def build():
+    require_torch((2, 5), "attention")
     g = NnGoldenFile("attention")
 
     def case(name, q, k, v, mask=None, causal=False, scale=None, transpose_q=False, grads=True, **tol):
@@ -53,7 +35,8 @@ def build():
         args = {"mask": mask is not None, "causal": causal, "scale": scale, "transpose_q": transpose_q}
 
         def fn(q, k, v, mask=None):
-            return composite(q.transpose(-2, -1) if transpose_q else q, k, v, mask, causal, scale)
+            return F.scaled_dot_product_attention(q.transpose(-2, -1) if transpose_q else q, k, v, attn_mask=mask,
+                                                  is_causal=causal, scale=scale)
 
         want = [0, 1, 2] + ([3] if mask is not None and mask.dtype != torch.bool else [])
         g.nn_case(name, "scaled_dot_product_attention", fn, inputs, args, grads=want if grads else (), **tol)
@@ -90,7 +73,11 @@ def build():
     # several query and key blocks of the fused kernels (128 x 128 forward, 128 x 64 backward tiles)
     case("blocks_causal_f32", randn("q_blk", [1, 1, 160, 16]), randn("k_blk", [1, 1, 160, 16]),
          randn("v_blk", [1, 1, 160, 16]), causal=True, rtol=1e-5, atol=1e-5, grad_rtol=1e-4, grad_atol=1e-4)
-    # a row with every key masked: NaN, as torch 2.x (forward only)
+    # a row with every key masked: zeros and zero gradients (torch >= 2.5)
     case("masked_row_f32", randn("q_mr", [1, 1, 3, 4]), randn("k_mr", [1, 1, 4, 4]), randn("v_mr", [1, 1, 4, 4]),
-         bool_mask("m_mr", [3, 4], empty_row=1), grads=False)
+         bool_mask("m_mr", [3, 4], empty_row=1))
+    float_row = randn("m_mrf", [3, 4])
+    float_row[2] = float("-inf")
+    case("masked_row_float_mask_f32", randn("q_mrf", [1, 1, 3, 4]), randn("k_mrf", [1, 1, 4, 4]),
+         randn("v_mrf", [1, 1, 4, 4]), float_row, grads=False)
     return g

@@ -11,6 +11,14 @@ import torch
 from make_golden import GoldenFile, default_tolerance, randn
 
 
+def require_torch(version, family):
+    """Families made with operators torch 1.13 lacks need a newer torch."""
+    have = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+    if have < version:
+        raise SystemExit(f"the {family} family needs torch >= {'.'.join(map(str, version))} "
+                         f"(this is {torch.__version__}): see tools/golden/README.md")
+
+
 class NnGoldenFile(GoldenFile):
     def nn_case(self, name, op, fn, inputs, args=None, grads=(), rtol=None, atol=None, grad_rtol=None,
                 grad_atol=None):

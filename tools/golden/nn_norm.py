@@ -4,15 +4,15 @@ it updates as extra outputs, and eval), forward and gradients for the input
 and the affine parameters, read by tests/golden_nn_norm.cpp.
 
 A case stored "transposed" holds x with its last two dims swapped; both torch
-and ember transpose it back, so ember reads a strided view. torch 1.13 has
-no rms_norm: its golden is the formula x * rsqrt(mean(x^2) + eps) * weight,
-computed in float64 and rounded once (as ember computes it)."""
+and ember transpose it back, so ember reads a strided view. F.rms_norm is
+PyTorch's own operator, which torch 1.13 lacks: run this family with
+torch >= 2.5 (see tools/golden/README.md)."""
 
 import torch
 import torch.nn.functional as F
 
 from make_golden import randn, uniform
-from nn_golden import NnGoldenFile
+from nn_golden import NnGoldenFile, require_torch
 
 f32, f64, bf16 = torch.float32, torch.float64, torch.bfloat16
 TAG = {f32: "f32", f64: "f64", bf16: "bf16"}
@@ -100,15 +100,9 @@ def rms_norm_cases(g):
         inputs = [randn(f"{name}.x", shape, dtype, 2.0)]
         if weight:
             inputs.append(randn(f"{name}.w", ns, dtype))
-        e = torch.finfo(dtype).eps if eps is None else eps
-        dims = list(range(-len(ns), 0))
 
-        def fn(x, *w, dims=dims, e=e, dtype=dtype):
-            xd = x.double()
-            y = xd * torch.rsqrt(xd.pow(2).mean(dims, keepdim=True) + e)
-            if w:
-                y = y * w[0].double()
-            return y.to(dtype)
+        def fn(x, *w, ns=ns, eps=eps):
+            return F.rms_norm(x, ns, w[0] if w else None, eps)
 
         g.nn_case(name, "rms_norm", fn, inputs, {"normalized_shape": ns, "eps": eps, "weight": weight},
                   grads=list(range(len(inputs))), **TOL[dtype])
@@ -169,6 +163,7 @@ def batch_norm_cases(g):
 
 
 def build():
+    require_torch((2, 5), "norm")
     g = NnGoldenFile("norm")
     softmax_cases(g)
     layer_norm_cases(g)

@@ -4,7 +4,8 @@
 //   auto ds = std::make_shared<TensorDataset>(t.features, t.targets);   // [N, 4] f32, [N] int64
 //
 // Every field must be a number (as std::from_chars reads it: "1", "-2.5e3",
-// "nan", "inf"); surrounding spaces are ignored and empty lines skipped.
+// "nan", "inf"), maybe in double quotes; surrounding spaces are ignored and
+// empty lines skipped. A file without data rows is an error.
 // A bad file is an ember::Error naming the file, the line and the column
 // (and its header name when there is one).
 #pragma once

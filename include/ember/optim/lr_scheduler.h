@@ -54,6 +54,14 @@ class LRScheduler {
 
   virtual TensorDict state_dict() const;
   virtual void load_state_dict(const TensorDict& dict);
+  // Sets every group's lr for the current step from the closed form (the
+  // lr as a function of the step alone), not from the lr reached so far.
+  // For a run resumed with a longer or shorter schedule: construct the
+  // scheduler for the new length, load_state_dict(), then relayout(), and
+  // the run goes on from where it stands on the new schedule (a chainable
+  // cosine that already reached eta_min would otherwise stay there).
+  // Returns false, changing nothing, for a scheduler without a closed form.
+  virtual bool relayout();
 
  protected:
   // Records initial_lr and base_lrs; a derived constructor ends with initial_step().
@@ -159,8 +167,12 @@ class SequentialLR : public LRScheduler {
 
   TensorDict state_dict() const override;
   void load_state_dict(const TensorDict& dict) override;
+  // Lays out again the scheduler whose turn it is.
+  bool relayout() override;
 
  private:
+  // The index of the scheduler whose turn it is at last_epoch.
+  size_t turn() const;
   // Steps the scheduler whose turn it is and returns its lrs.
   std::vector<double> compute_lrs() override;
   std::vector<std::shared_ptr<LRScheduler>> schedulers_;

@@ -18,9 +18,9 @@
 // probabilities as exp(S - logsumexp) instead of storing them.
 // Causal blocks above the diagonal are skipped, which halves the work.
 // Memory: one S tile and one accumulator per task, never L x S.
-// A row whose keys are all masked has l = 0 and gives NaN (0/0), as torch 2.x
-// does for -inf masks; with S = 0 the output is 0 (torch's composite: an empty
-// product) and logsumexp is -inf.
+// A row whose keys are all masked has l = 0: its output is 0, as PyTorch's
+// (>= 2.5) for bool and -inf masks, and its logsumexp -inf; with S = 0 the
+// output is 0 too (an empty product).
 // Tasks are (problem, query block) pairs, each computing its rows in a fixed
 // order, so the bits do not depend on the thread count. float16/bfloat16
 // compute in float32 and round the output once; their logsumexp stays float32.
@@ -111,11 +111,11 @@ void forward_block(const AttentionShape& g, const ForwardInputs<T>& in, int64_t 
     const T l = w.sum[static_cast<size_t>(r)];
     T* orow = out + (i0 + r) * g.ev;
     const T* arow = acc + r * g.ev;
-    if (g.s == 0) {
+    if (l == T(0)) {  // no key (S = 0) or every key masked
       std::fill(orow, orow + g.ev, T(0));
     } else {
-      const T inv = T(1) / l;  // l = 0 (every key masked): 0 * inf = NaN, as torch
-      for (int64_t c = 0; c < g.ev; ++c) orow[c] = l == T(0) ? arow[c] / l : arow[c] * inv;
+      const T inv = T(1) / l;
+      for (int64_t c = 0; c < g.ev; ++c) orow[c] = arow[c] * inv;
     }
     lse[i0 + r] = w.max[static_cast<size_t>(r)] + std::log(l);
   }

@@ -13,8 +13,8 @@
 // rows and adds the tiles in one fixed order: the bits do not depend on the
 // thread count. The price is parallelism limited to the number of problems
 // (batch x heads), which is large in training.
-// Rows whose keys were all masked (logsumexp = -inf) give NaN gradients, as the
-// NaN forward output does in torch.
+// Rows whose keys were all masked (logsumexp = -inf) have P = 0, so they add
+// nothing: their gradients are 0, as PyTorch's (>= 2.5).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -80,7 +80,10 @@ void backward_problem(const AttentionShape& g, const BackwardInputs<T>& in, int6
                         in.k.row_stride, T(0), ps, BK);
       apply_masks<T>(ps, BK, i0, rows, j0, cols, g.causal, in.float_mask ? &*in.float_mask : nullptr,
                      in.bool_mask ? &*in.bool_mask : nullptr, b);
-      for (int64_t r = 0; r < rows; ++r) attention_rows::exp_shifted_sum(ps + r * BK, cols, lse[i0 + r]);
+      for (int64_t r = 0; r < rows; ++r) {
+        if (std::isinf(lse[i0 + r]) && lse[i0 + r] < 0) std::fill(ps + r * BK, ps + r * BK + cols, T(0));
+        else attention_rows::exp_shifted_sum(ps + r * BK, cols, lse[i0 + r]);
+      }
       // dV_j (cols, Ev) += P^T (cols, rows) @ dO_i (rows, Ev)
       attention_gemm<T>(cols, g.ev, rows, T(1), ps, 1, BK, goi, in.dout.row_stride, in.dout.col_stride, T(1),
                         dv + j0 * g.ev, g.ev);

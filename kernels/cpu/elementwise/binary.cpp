@@ -138,6 +138,7 @@ Tensor div_mode_cpu(const Tensor& a, const Tensor& b, std::string_view mode) {
   return binary_arith("div", Tensor(), a, b, [floor_mode]<class T>() {
     return [floor_mode](T x, T y) -> T {
       if constexpr (std::is_same_v<T, bool>) {
+        (void)floor_mode;
         return x;  // y is true: x / 1
       } else if constexpr (std::is_integral_v<T>) {
         return floor_mode ? int_div_floor(x, y) : int_div_trunc(x, y);  // MIN / -1 wraps, no trap

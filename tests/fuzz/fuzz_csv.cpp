@@ -1,0 +1,12 @@
+// libFuzzer entry point for the csv reader (see fuzz_readers.h).
+#include "ember/error.h"
+#include "tests/fuzz/fuzz_readers.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    ember::fuzz::read_csv({data, size});
+  } catch (const ember::Error&) {
+    // A clear rejection is a correct answer to a malformed input.
+  }
+  return 0;
+}
