@@ -1,6 +1,8 @@
 # ember's front door. Each target installs what it needs (tools/bootstrap.sh).
 #   make demo       build, then train the demo CNN on Fashion-MNIST (config/fashion_mnist_cnn.yaml)
-#   make test       build everything and run the unit, golden, cuda and distributed tests (CUDA tests skip without a GPU),
+#   make test       build everything and run the unit, golden, cuda, distributed, onnx and tensorboard tests (CUDA tests skip
+#                   without a GPU; onnx and tensorboard install onnxruntime and tensorboard from PyPI into venvs under
+#                   the build folder once),
 #                   the same cuda tests on the CPU emulator (test-cuda-emu),
 #                   then the libtorch-compatibility example and the installed-tree check
 #   make test-cuda-emu  build the CUDA sources for the CPU emulator and run the cuda tests there
@@ -37,7 +39,7 @@ demo: build
 	$(BUILD)/ember train --config config/fashion_mnist_cnn.yaml
 
 test: build
-	$(CTEST) -L 'unit|autograd|golden|cuda|distributed'
+	$(CTEST) -L 'unit|autograd|golden|cuda|distributed|onnx|tensorboard'
 	$(MAKE) --no-print-directory test-cuda-emu
 	$(BUILD)/examples/libtorch_compat
 	$(MAKE) --no-print-directory embed-check

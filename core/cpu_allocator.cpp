@@ -2,8 +2,9 @@
 //
 // Size classes: requests up to 1 MiB round up to one of four steps per power
 // of two (so at most 25% is wasted); larger ones round up to 2 MiB. Each class
-// keeps a free list of blocks; a freed block goes back to its list unless the
-// cache already holds more than the cache limit (1 GiB by default, or
+// keeps a free list of blocks (and counts its blocks in use, for `ember
+// inspect memory`); a freed block goes back to its list unless the cache
+// already holds more than the cache limit (1 GiB by default, or
 // EMBER_CPU_CACHE_LIMIT_MB), in which case it is returned to the system.
 #include <sys/mman.h>
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/allocation_observer.h"
+#include "core/cpu_allocator.h"
 #include "ember/allocator.h"
 #include "ember/error.h"
 
@@ -76,10 +78,11 @@ class CPUCachingAllocator final : public Allocator {
     void* p = nullptr;
     {
       std::lock_guard<SpinLock> lock(lock_);
-      auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
+      SizeClass& cls = classes_[size];
+      ++cls.in_use;
+      if (!cls.free.empty()) {
+        p = cls.free.back();
+        cls.free.pop_back();
         cached_bytes_ -= static_cast<int64_t>(size);
         ++stats_.cache_hits;
       } else {
@@ -111,14 +114,26 @@ class CPUCachingAllocator final : public Allocator {
   }
 
   void empty() {
-    std::map<size_t, std::vector<void*>> blocks;
+    std::vector<void*> blocks;
     {
       std::lock_guard<SpinLock> lock(lock_);
-      blocks.swap(free_);
+      for (auto& [size, cls] : classes_) {
+        blocks.insert(blocks.end(), cls.free.begin(), cls.free.end());
+        cls.free = std::vector<void*>();
+      }
       cached_bytes_ = 0;
     }
-    for (auto& [size, list] : blocks)
-      for (void* p : list) std::free(p);
+    for (void* p : blocks) std::free(p);
+  }
+
+  std::vector<MemoryBlockClass> size_classes() {
+    std::vector<MemoryBlockClass> out;
+    std::lock_guard<SpinLock> lock(lock_);
+    for (const auto& [size, cls] : classes_) {
+      if (cls.in_use == 0 && cls.free.empty()) continue;
+      out.push_back({static_cast<int64_t>(size), cls.in_use, static_cast<int64_t>(cls.free.size())});
+    }
+    return out;
   }
 
   static CPUCachingAllocator& instance() {
@@ -145,6 +160,8 @@ class CPUCachingAllocator final : public Allocator {
     const detail::AllocationObserver observer = detail::allocation_observer();
     {
       std::lock_guard<SpinLock> lock(self.lock_);
+      SizeClass& cls = self.classes_[size];
+      --cls.in_use;
       self.stats_.allocated_bytes -= static_cast<int64_t>(size);
       const bool cache = self.cached_bytes_ + static_cast<int64_t>(size) <= self.cache_limit_;
       if (cache) self.cached_bytes_ += static_cast<int64_t>(size);
@@ -156,7 +173,7 @@ class CPUCachingAllocator final : public Allocator {
         observer(event);
       }
       if (cache) {
-        self.free_[size].push_back(p);
+        cls.free.push_back(p);
         return;
       }
     }
@@ -173,8 +190,14 @@ class CPUCachingAllocator final : public Allocator {
     return e;
   }
 
+  // A size class: its cached free blocks, and how many of its blocks tensors hold.
+  struct SizeClass {
+    std::vector<void*> free;
+    int64_t in_use = 0;
+  };
+
   SpinLock lock_;
-  std::map<size_t, std::vector<void*>> free_;
+  std::map<size_t, SizeClass> classes_;
   MemoryStats stats_;
   int64_t cached_bytes_ = 0;
   int64_t cache_limit_ = int64_t{1} << 30;
@@ -223,6 +246,8 @@ void empty_cache(Device device) {
   if (device.is_cpu()) return CPUCachingAllocator::instance().empty();
   checked_slot(device).empty(device.index);
 }
+
+std::vector<MemoryBlockClass> cpu_memory_size_classes() { return CPUCachingAllocator::instance().size_classes(); }
 
 namespace detail {
 void set_allocator(DeviceType type, Allocator* (*allocator)(int index), MemoryStats (*stats)(int index),

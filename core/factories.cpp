@@ -33,7 +33,11 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions o) {
   for (size_t i = 0; i < sizes.size(); ++i) {
     EMBER_CHECK(strides[i] >= 0, "empty_strided: negative stride in ", strides);
     if (sizes[i] == 0) extent = 0;
-    if (extent) extent += (sizes[i] - 1) * strides[i];
+    int64_t reach = 0;  // (size - 1) * stride, checked like every product of sizes
+    EMBER_CHECK(!__builtin_mul_overflow(std::max<int64_t>(sizes[i] - 1, 0), strides[i], &reach) &&
+                    !__builtin_add_overflow(extent, reach, &reach),
+                "empty_strided: sizes ", sizes, " with strides ", strides, " reach past 2^63 elements");
+    if (extent) extent = reach;
   }
   Tensor base = make_empty({extent}, o.dtype_, o.device_);
   // Not a view: nothing else can see `base`.

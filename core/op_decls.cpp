@@ -13,6 +13,7 @@
 #include "core/op_decls_activation.h"
 #include "core/op_decls_attention.h"
 #include "core/op_decls_conv.h"
+#include "core/op_decls_fused.h"
 #include "core/op_decls_indexing.h"
 #include "core/op_decls_linalg.h"
 #include "core/op_decls_loss.h"
@@ -38,6 +39,7 @@ EMBER_PROMOTE_OPS(EMBER_DEFINE_PROMOTE)
 EMBER_ACTIVATION_OPS(EMBER_DEFINE_FIRST)
 EMBER_ATTENTION_OPS(EMBER_DEFINE_FIRST)
 EMBER_CONV_OPS(EMBER_DEFINE_FIRST)
+EMBER_FUSED_OPS(EMBER_DEFINE_FIRST)
 EMBER_INDEXING_OPS(EMBER_DEFINE_FIRST)
 EMBER_LINALG_OPS(EMBER_DEFINE_FIRST)
 EMBER_LOSS_OPS(EMBER_DEFINE_FIRST)

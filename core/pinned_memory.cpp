@@ -37,7 +37,7 @@ Tensor make_empty_pinned(IntArrayRef sizes, DType dtype, const char* op) {
   EMBER_CHECK(slot.allocator != nullptr, op,
               ": page-locked memory needs the CUDA backend and a CUDA device, and none is available "
               "(check ember::cuda_is_available() first)");
-  const size_t nbytes = static_cast<size_t>(checked_numel(sizes, op)) * ember::element_size(dtype);
+  const size_t nbytes = checked_nbytes(sizes, dtype, op);
   auto storage = make_intrusive<StorageImpl>(slot.allocator->allocate(nbytes), nbytes);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes));
 }

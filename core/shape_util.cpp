@@ -16,7 +16,8 @@ DimVector infer_size(IntArrayRef sizes, int64_t numel, std::string_view op, IntA
       infer_at = static_cast<int>(i);
     } else {
       EMBER_CHECK(out[i] >= 0, op, ": invalid size ", sizes, " (negative dimension ", out[i], ")");
-      known *= out[i];
+      EMBER_CHECK(!__builtin_mul_overflow(known, out[i], &known), op, ": size ", sizes,
+                  " has too many elements (more than 2^63)");
     }
   }
   if (infer_at >= 0) {
@@ -27,6 +28,7 @@ DimVector infer_size(IntArrayRef sizes, int64_t numel, std::string_view op, IntA
     EMBER_CHECK(known == numel, op, ": shape ", sizes, " is invalid for input of size ", numel, " (shape ",
                 self_sizes, ")");
   }
+  checked_numel(out, op);  // an empty tensor's new strides must fit too
   return out;
 }
 

@@ -45,18 +45,30 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    EMBER_CHECK(!__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s), "size ", sizes,
+                " is too large: its contiguous strides overflow 64 bits");
   }
   return strides;
 }
 
 int64_t checked_numel(IntArrayRef sizes, std::string_view op) {
-  int64_t n = 1;
+  // The product with zeros taken as ones bounds both the element count and
+  // every contiguous stride: a tensor of size [0, 2^62, 2^62] is refused too.
+  int64_t n = 1, extent = 1;
   for (int64_t s : sizes) {
     EMBER_CHECK(s >= 0, op, ": negative dimension ", s, " in size ", sizes);
-    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), op, ": size ", sizes, " has too many elements");
+    EMBER_CHECK(!__builtin_mul_overflow(extent, std::max<int64_t>(s, 1), &extent), op, ": size ", sizes,
+                " has too many elements (more than 2^63)");
+    n *= s;  // n is 0 or extent: no overflow
   }
   return n;
+}
+
+size_t checked_nbytes(IntArrayRef sizes, DType dtype, std::string_view op) {
+  int64_t bytes = 0;
+  EMBER_CHECK(!__builtin_mul_overflow(checked_numel(sizes, op), static_cast<int64_t>(element_size(dtype)), &bytes), op,
+              ": size ", sizes, " of ", dtype_name(dtype), " needs more than 2^63 bytes");
+  return static_cast<size_t>(bytes);
 }
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op) {
@@ -73,8 +85,7 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op) {
 }
 
 Tensor make_empty(IntArrayRef sizes, DType dtype, Device device) {
-  const int64_t n = checked_numel(sizes, "empty");
-  const size_t nbytes = static_cast<size_t>(n) * element_size(dtype);
+  const size_t nbytes = checked_nbytes(sizes, dtype, "empty");
   auto storage = make_intrusive<StorageImpl>(get_allocator(device)->allocate(nbytes), nbytes);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes));
 }

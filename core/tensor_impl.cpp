@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "core/tensor_util.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -27,12 +28,7 @@ TensorImpl::TensorImpl(IntrusivePtr<StorageImpl> storage, DType dtype, IntArrayR
 
 TensorImpl::TensorImpl(IntrusivePtr<StorageImpl> storage, DType dtype, IntArrayRef sizes)
     : storage_(std::move(storage)), sizes_(sizes), dtype_(dtype) {
-  strides_.resize(sizes_.size());
-  int64_t s = 1;
-  for (size_t i = sizes_.size(); i-- > 0;) {
-    strides_[i] = s;
-    s *= sizes_[i] > 1 ? sizes_[i] : 1;
-  }
+  strides_ = contiguous_strides(sizes_);
   keys_ = DispatchKeySet(backend_key(storage_->device()));
   refresh();
 }

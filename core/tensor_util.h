@@ -20,8 +20,11 @@ inline int64_t wrap_dim(int64_t dim, int64_t ndim, std::string_view op) {
 
 // Contiguous strides for `sizes`.
 DimVector contiguous_strides(IntArrayRef sizes);
-// The product of sizes, checked for negative sizes and overflow.
+// The product of sizes, checked for negative sizes and overflow (of the
+// count and of every contiguous stride). Every product of sizes goes here.
 int64_t checked_numel(IntArrayRef sizes, std::string_view op);
+// The bytes of a contiguous tensor of `sizes` and `dtype`, checked the same way.
+size_t checked_nbytes(IntArrayRef sizes, DType dtype, std::string_view op);
 // The broadcast of two shapes (NumPy rules), or an error naming `op`.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, std::string_view op);
 

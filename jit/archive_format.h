@@ -26,7 +26,11 @@
 // {"scalar_bool": b}; int, ints and scalar_int may carry "sym": [[coeff,
 // offset]...] when they depend on the batch. Floats that JSON cannot hold
 // are the strings "inf", "-inf", "nan". Nodes are in execution order; a
-// node reads only values defined before it.
+// node reads only values defined before it. A fused group (op
+// "_fused_elementwise", args [{"values": [ids]}, {"str": program}]) holds its
+// program as text (Note [Fused elementwise programs] in
+// core/fused_program.h), which the loader parses and checks against the
+// node's inputs like any other attribute.
 //
 // The loader treats the file as untrusted: every field's type and range,
 // every id (unique, defined before use: no dangling values, no cycles), the

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/fused_program.h"
+#include "core/op_decls_fused.h"
 #include "ember/jit.h"
 #include "ember/serialize.h"
 #include "jit/archive_format.h"
@@ -85,7 +87,12 @@ class Reader {
   SymShape shape(const json& v, const std::string& where) const {
     if (!v.is_array() || v.size() > kMaxArchiveDims) fail(where, "a shape is a list of at most 64 sizes");
     SymShape s;
-    for (const json& d : v) s.push_back(sym_dim(d, where));
+    for (const json& d : v) {
+      s.push_back(sym_dim(d, where));
+      // A size is coeff*N + offset for every batch N >= 1: never negative.
+      if (s.back().coeff < 0 || s.back().coeff + s.back().offset < 0)
+        fail(where, "a size is negative for some batch size: " + to_string(s.back()) + " (" + d.dump() + ")");
+    }
     return s;
   }
   const std::string& path() const { return path_; }
@@ -187,6 +194,18 @@ class GraphLoader {
     return out;
   }
 
+  // A fused node's program is parsed and checked now, as any attribute is
+  // (Note [Fused elementwise programs] in core/fused_program.h).
+  void fused_program(const std::vector<Arg>& args, const std::string& where) {
+    const auto* expr = std::get_if<std::string>(&args.at(1).constant.payload());
+    if (expr == nullptr) r_.fail(where, "_fused_elementwise's expr is not a string");
+    try {
+      fused::FusedProgram::parse(*expr, args.at(0).values.size(), "_fused_elementwise");
+    } catch (const Error& e) {
+      r_.fail(where, e.what());
+    }
+  }
+
   void node(const json& n, size_t index) {
     const std::string where = "node " + std::to_string(index);
     const std::string name = r_.string(r_.field(n, "op", where), where + " op");
@@ -210,6 +229,7 @@ class GraphLoader {
     const SymDim blocks = r_.sym_dim(r_.field(n, "random_blocks", where), where + " random_blocks");
     if (!is_random(*op) && !(blocks == SymDim{})) r_.fail(where, name + " draws no random numbers but has random_blocks");
     if (blocks.coeff < 0 || blocks.offset < 0) r_.fail(where, "random_blocks must not be negative");
+    if (op == &op::_fused_elementwise.entry()) fused_program(parsed, where);
     Node* node = g_.add_node(op, std::move(parsed), outs.size());
     node->list_output = list;
     node->random_blocks = blocks;

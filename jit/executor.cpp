@@ -1,12 +1,32 @@
 // The graph executor (jit/executor.h).
 #include "jit/executor.h"
 
+#include <algorithm>
 #include <sstream>
 
+#include "core/fused_program.h"
+#include "core/op_decls_fused.h"
+#include "ember/autograd.h"
 #include "ember/generator.h"
 #include "jit/op_traits.h"
 
 namespace ember::jit {
+namespace {
+
+// A fused group whose inputs require grad runs as its unfused ops, which
+// autograd records one by one (the fused op has no derivative formula).
+bool run_fused_with_autograd(const Node& node, Stack& stack) {
+  if (node.op != &op::_fused_elementwise.entry() || !is_grad_enabled()) return false;
+  const TensorList& inputs = stack.at(0).tensor_list();
+  if (std::none_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.requires_grad(); })) return false;
+  const auto& expr = std::get<std::string>(stack.at(1).payload());
+  Tensor out = fused::run_unfused(fused::FusedProgram::parse(expr, inputs.size(), "run graph"), inputs);
+  stack.clear();
+  stack.emplace_back(IValue::Payload(std::move(out)));
+  return true;
+}
+
+}  // namespace
 
 int64_t check_inputs(const Graph& g, const std::vector<Tensor>& inputs, const std::string& who) {
   const auto& expected = g.inputs();
@@ -82,7 +102,7 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
       stack[s] = IValue::Payload(static_cast<int64_t>(gen.seed()));
       stack[s + 1] = IValue::Payload(static_cast<int64_t>(gen.reserve(static_cast<uint64_t>(node.random_blocks.eval(n)))));
     }
-    Dispatcher::call_boxed(*node.op, Dispatcher::boxed_key_set(stack), stack);
+    if (!run_fused_with_autograd(node, stack)) Dispatcher::call_boxed(*node.op, Dispatcher::boxed_key_set(stack), stack);
     std::vector<Tensor> results;
     if (node.list_output) results = stack.at(0).tensor_list();
     else

@@ -1,10 +1,12 @@
 // jit::optimize and the self-check (Note [Self-check] in jit/optimize.h).
 #include "jit/optimize.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <unordered_map>
 
+#include "core/op_decls_fused.h"
 #include "ember/autograd.h"
 #include "ember/generator.h"
 #include "ember/ops.h"
@@ -31,8 +33,10 @@ Values run_recording(const Graph& g, const std::vector<Tensor>& inputs) {
   return values;
 }
 
-// "" when a and b agree within the tolerance of their dtype, else how they differ.
-std::string difference(const Tensor& a, const Tensor& b) {
+// "" when a and b agree within the tolerance of their dtype, widened by
+// `ops` (the number of ops whose rounding errors a fused value gathers), else
+// how they differ.
+std::string difference(const Tensor& a, const Tensor& b, double ops) {
   if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) {
     std::ostringstream os;
     os << "shape " << a.sizes() << " " << a.dtype() << " vs " << b.sizes() << " " << b.dtype();
@@ -40,12 +44,20 @@ std::string difference(const Tensor& a, const Tensor& b) {
   }
   NoGradGuard no_grad;
   const bool floating = is_floating_point(a.dtype());
-  const double rtol = a.dtype() == kFloat64 ? 1e-10 : 1e-4, atol = a.dtype() == kFloat64 ? 1e-12 : 1e-5;
+  const double rtol = ops * (a.dtype() == kFloat64 ? 1e-10 : 1e-4), atol = ops * (a.dtype() == kFloat64 ? 1e-12 : 1e-5);
   if (floating ? allclose(a, b, rtol, atol, /*equal_nan=*/true) : a.eq(b).all().item<bool>()) return "";
   std::ostringstream os;
   os << "max abs difference " << (a.to(kFloat64) - b.to(kFloat64)).abs().max().item<double>();
   if (floating) os << " (rtol " << rtol << ", atol " << atol << ")";
   return os.str();
+}
+
+// A fused node's output went through every op of its program without being
+// rounded to memory in between; other nodes count as one op.
+double fused_ops(const Node& n) {
+  if (n.op != &op::_fused_elementwise.entry()) return 1.0;
+  const auto& expr = std::get<std::string>(n.args.at(1).constant.payload());
+  return static_cast<double>(std::count(expr.begin(), expr.end(), ';') + 1);
 }
 
 }  // namespace
@@ -77,7 +89,7 @@ std::vector<Tensor> run_checked(const CheckPlan& plan, const Graph& final, const
           auto before = previous.find(v->id);
           auto after = current.find(v->id);
           if (before == previous.end() || after == current.end()) continue;
-          const std::string why = difference(after->second, before->second);
+          const std::string why = difference(after->second, before->second, fused_ops(*node));
           EMBER_CHECK(why.empty(), "jit check: after pass '", plan.stages[k].pass, "', ", v->ref(), " (output of ",
                       describe_node(*node), ") differs from the graph before the pass: ", why);
         }

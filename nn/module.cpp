@@ -81,7 +81,7 @@ Tensor& Module::register_buffer(std::string name, Tensor tensor) {
 void Module::add_child(std::string name, std::shared_ptr<Module> child) {
   check_new_name(name, "register_module");
   EMBER_CHECK(child != nullptr, this->name(), "::register_module: module '", name, "' is empty (nullptr)");
-  children_.emplace_back(std::move(name), std::move(child));
+  children_.push_back({std::move(name), std::move(child)});
 }
 
 void Module::replace_child(const std::string& name, std::shared_ptr<Module> child) {
@@ -99,7 +99,7 @@ void Module::replace_child(const std::string& name, std::shared_ptr<Module> chil
 
 void Module::collect(NamedTensors& out, const std::string& prefix, bool params, bool recurse) const {
   for (const Slot& slot : params ? parameters_ : buffers_) {
-    if (slot.tensor.defined()) out.emplace_back(prefix + slot.name, slot.tensor);
+    if (slot.tensor.defined()) out.push_back({prefix + slot.name, slot.tensor});
   }
   if (!recurse) return;
   for (const auto& [name, child] : children_) child->collect(out, prefix + name + ".", params, true);
@@ -140,7 +140,7 @@ NamedModules Module::named_children() const { return children_; }
 void Module::collect_modules(NamedModules& out, const std::string& prefix) {
   for (const auto& [name, child] : children_) {
     const std::string path = prefix.empty() ? name : prefix + "." + name;
-    out.emplace_back(path, child);
+    out.push_back({path, child});
     child->collect_modules(out, path);
   }
 }
@@ -152,7 +152,7 @@ NamedModules Module::named_modules(bool include_self) {
     EMBER_CHECK(self != nullptr, this->name(),
                 "::named_modules: the module is not owned by a shared_ptr; create it through its holder "
                 "(e.g. Linear(...)) or std::make_shared, or pass include_self=false");
-    out.emplace_back("", std::move(self));
+    out.push_back({"", std::move(self)});
   }
   collect_modules(out, "");
   return out;

@@ -112,7 +112,8 @@ void Optimizer::add_param_group(ParamGroup group) {
     group.set_options(defaults_->clone());
   } else {
     const OptimizerOptions& o = group.options();
-    EMBER_CHECK(typeid(o) == typeid(*defaults_), name_, ": a parameter group has the options of another optimiser (",
+    const OptimizerOptions& defaults = *defaults_;
+    EMBER_CHECK(typeid(o) == typeid(defaults), name_, ": a parameter group has the options of another optimiser (",
                 typeid(o).name(), "), expected the options type of ", name_);
     o.validate(name_);
   }

@@ -137,7 +137,8 @@ void Optimizer::load_state_dict(const TensorDict& dict) {
 
     std::unique_ptr<OptimizerOptions> o = groups_[g].options().clone();
     const std::vector<OptionField> fields = o->fields();
-    for (const auto& [name, value] : saved) {
+    for (const auto& entry : saved) {
+      const std::string& name = entry.first;
       const bool known =
           name == "params" || name == "initial_lr" ||
           std::any_of(fields.begin(), fields.end(), [&](const OptionField& f) { return f.name == name; });

@@ -35,9 +35,9 @@ struct TwoLayersImpl : nn::Module {
 EMBER_MODULE(TwoLayers);
 
 TEST(DistributedBuckets, PlanIsPrintableAndRebuiltAfterTheFirstBackward) {
-  char path[] = "/tmp/ember_plan_XXXXXX";
-  ::close(::mkstemp(path));
-  ::unlink(path);
+  std::string path = ::testing::TempDir() + "ember_plan_XXXXXX";
+  ::close(::mkstemp(path.data()));
+  ::unlink(path.c_str());
   InitOptions o;
   o.rank = 0;
   o.world_size = 1;
@@ -60,7 +60,7 @@ TEST(DistributedBuckets, PlanIsPrintableAndRebuiltAfterTheFirstBackward) {
     EXPECT_LE(ddp.overlap_fraction(), 1.0);
   }
   destroy_process_group();
-  ::unlink(path);
+  ::unlink(path.c_str());
 }
 
 }  // namespace

@@ -25,11 +25,11 @@ TEST(DistributedGloo, EveryCollectiveAndDtypeOnThreeRanks) {
 TEST(DistributedGloo, SubgroupOfRanksZeroAndTwo) { expect_all_succeed(run_ranks("subgroup", ranks(3))); }
 
 TEST(DistributedGloo, FileStoreRendezvous) {
-  char path[] = "/tmp/ember_filestore_XXXXXX";
-  ::close(::mkstemp(path));
-  ::unlink(path);
-  expect_all_succeed(run_ranks("collectives", ranks(2, {std::string("EMBER_TEST_INIT_METHOD=file://") + path})));
-  ::unlink(path);
+  std::string path = ::testing::TempDir() + "ember_filestore_XXXXXX";
+  ::close(::mkstemp(path.data()));
+  ::unlink(path.c_str());
+  expect_all_succeed(run_ranks("collectives", ranks(2, {"EMBER_TEST_INIT_METHOD=file://" + path})));
+  ::unlink(path.c_str());
 }
 
 TEST(DistributedGloo, TcpInitMethod) {

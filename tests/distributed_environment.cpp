@@ -100,9 +100,9 @@ TEST(DistributedInit, BadOptionsAreNamed) {
 }
 
 TEST(DistributedInit, SingleRankGroupOverFileStore) {
-  char path[] = "/tmp/ember_init_XXXXXX";
-  ::close(::mkstemp(path));
-  ::unlink(path);
+  std::string path = ::testing::TempDir() + "ember_init_XXXXXX";
+  ::close(::mkstemp(path.data()));
+  ::unlink(path.c_str());
   InitOptions o;
   o.rank = 0;
   o.world_size = 1;
@@ -115,7 +115,7 @@ TEST(DistributedInit, SingleRankGroupOverFileStore) {
   EXPECT_EQ(get_world_size(), 1);
   destroy_process_group();
   EXPECT_FALSE(is_initialized());
-  ::unlink(path);
+  ::unlink(path.c_str());
 }
 
 }  // namespace

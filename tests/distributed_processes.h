@@ -53,8 +53,8 @@ class ProcessSet {
 
   // Starts `program args...` with `env` ("NAME=value") added to ours.
   void start(const std::vector<std::string>& args, const std::vector<std::string>& env) {
-    char path[] = "/tmp/ember_rank_XXXXXX";
-    const int out = ::mkstemp(path);
+    std::string path = ::testing::TempDir() + "ember_rank_XXXXXX";
+    const int out = ::mkstemp(path.data());
     const pid_t pid = ::fork();
     if (pid == 0) {
       ::setpgid(0, 0);

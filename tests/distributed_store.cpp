@@ -140,9 +140,9 @@ TEST(TCPStoreWire, ParserChecksLengthsBeforeCopying) {
 }
 
 std::string temp_path() {
-  char path[] = "/tmp/ember_store_XXXXXX";
-  ::close(::mkstemp(path));
-  ::unlink(path);
+  std::string path = ::testing::TempDir() + "ember_store_XXXXXX";
+  ::close(::mkstemp(path.data()));
+  ::unlink(path.c_str());
   return path;
 }
 

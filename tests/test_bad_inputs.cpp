@@ -142,6 +142,31 @@ TEST(DeviceParsing, RejectsIndicesOutOfRangeInsteadOfWrapping) {
   EXPECT_EMBER_ERROR(Device(kCPU, 2), "cpu", "index 0");
 }
 
+// ---- sizes whose product overflows (checked_numel / checked_nbytes) ----
+
+TEST(SizeOverflow, FactoriesRefuseSizesWhoseBytesOverflow) {
+  constexpr int64_t k62 = int64_t{1} << 62, k31 = int64_t{1} << 31;
+  // These used to give a 0-byte or 4-byte buffer, or crash.
+  EXPECT_EMBER_ERROR(empty({k62}), "empty", "[4611686018427387904]", "float32", "2^63 bytes");
+  EXPECT_EMBER_ERROR(empty({k62 + 1}), "empty", "2^63 bytes");
+  EXPECT_EMBER_ERROR(zeros({k62}), "2^63 bytes");
+  EXPECT_EMBER_ERROR(ones({k31, k31}), "[2147483648, 2147483648]", "2^63 bytes");
+  EXPECT_EMBER_ERROR(empty({k62, 4}), "too many elements");
+  EXPECT_EMBER_ERROR(empty({k62 / 4}, kFloat64), "float64", "2^63 bytes");
+}
+
+TEST(SizeOverflow, EmptyTensorsWhoseStridesWouldOverflowAreRefused) {
+  constexpr int64_t k62 = int64_t{1} << 62;
+  // 0 elements, but a contiguous stride of 2^124: found by fuzzing the IDX reader.
+  EXPECT_EMBER_ERROR(empty({0, k62, k62}), "empty", "too many elements");
+  EXPECT_EMBER_ERROR(zeros({0}).reshape({0, k62, k62}), "reshape", "too many elements");
+  EXPECT_EMBER_ERROR(zeros({0}).view({k62, 0, k62}), "too many elements");
+  EXPECT_EMBER_ERROR(empty_strided({2, 2}, {k62, k62}), "empty_strided", "2^63");
+  // What fits still works, as in PyTorch.
+  EXPECT_EQ(empty({0, k62}).numel(), 0);
+  EXPECT_EQ(empty({0, k62}).strides(), (std::vector<int64_t>{k62, 1}));
+}
+
 // ---- undefined tensors (Note [Undefined tensors]) ----
 
 TEST(UndefinedTensor, AccessorsRaiseNamingTheMethod) {

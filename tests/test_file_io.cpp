@@ -20,8 +20,8 @@ namespace {
 class FileIo : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ember_st_test_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    std::string tmpl = ::testing::TempDir() + "ember_st_test_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
   }
   void TearDown() override {

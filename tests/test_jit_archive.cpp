@@ -200,6 +200,9 @@ TEST_F(JitArchiveMalformed, ValuesAndIds) {
   expect_rejected([&](Archive& a) { a.graph["inputs"][0]["shape"] = json(std::vector<json>(65, {0, 1})); },
                   "at most 64 sizes");
   expect_rejected([&](Archive& a) { a.graph["inputs"][0]["shape"][0] = {int64_t{1} << 30, 0}; }, "out of range");
+  // Found by fuzzing: a negative size loaded, and only failed when run.
+  expect_rejected([&](Archive& a) { a.graph["inputs"][0]["shape"][1] = {0, -6}; }, "negative for some batch size");
+  expect_rejected([&](Archive& a) { a.graph["inputs"][0]["shape"][0] = {-1, 100}; }, "negative for some batch size");
   expect_rejected([&](Archive& a) { a.graph["inputs"][0]["dtype"] = "float128"; }, "unknown dtype 'float128'");
   expect_rejected([&](Archive& a) { a.graph["inputs"][0]["device"] = "tpu"; }, "unknown device 'tpu'");
   expect_rejected([&](Archive& a) { a.graph["inputs"][1]["role"] = "superuser"; }, "unknown role 'superuser'");

@@ -181,7 +181,8 @@ TEST_P(OpInfoTest, DispatchTableMatchesOpInfo) {
 
 // The fused optimiser updates (_fused_adam_, ...) update lists of tensors in
 // place, which the row format cannot describe; tests/test_optim_fused.cpp and
-// tests/golden_optim.cpp cover them.
+// tests/golden_optim.cpp cover them. _fused_elementwise runs a program of
+// jit's fusion pass; tests/test_jit_fusion.cpp covers it.
 bool needs_row(const std::string& op) { return !op.starts_with("_fused_"); }
 
 TEST(OpInfo, EveryDispatchedOpHasARow) {

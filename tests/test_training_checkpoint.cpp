@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 class TrainingCheckpointFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/ember_ckpt_test_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    std::string tmpl = ::testing::TempDir() + "ember_ckpt_test_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
   }
   void TearDown() override { fs::remove_all(dir_); }

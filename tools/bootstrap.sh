@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(cmake make g++ ccache pkg-config libeigen3-dev zlib1g-dev nlohmann-json3-dev libcli11-dev
           libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist
-          libgloo-dev libopenmpi-dev openmpi-bin)
+          libgloo-dev libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev python3-venv)
 case "${1:-}" in
   bench) packages+=(libtorch-dev libopenblas0-openmp) ;;
   golden) packages+=(python3-torch python3-numpy) ;;

@@ -12,7 +12,7 @@ seconds="${1:-60}"
 shift || true
 build=build/fuzz
 readers=("$@")
-if [ ${#readers[@]} -eq 0 ]; then readers=(safetensors checkpoint train_config idx csv); fi
+if [ ${#readers[@]} -eq 0 ]; then readers=(safetensors checkpoint train_config idx csv graph_archive); fi
 
 failed=()
 for reader in "${readers[@]}"; do

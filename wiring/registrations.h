@@ -46,6 +46,7 @@ void register_cpu_pooling3d_kernels();          // pool/pooling3d.cpp
 void register_cpu_pad_kernels();                // shape/pad.cpp
 void register_cpu_upsample_kernels();           // pool/upsample.cpp
 void register_cpu_lstm_kernels();               // rnn/lstm.cpp
+void register_cpu_fused_kernels();              // fused/fused_elementwise.cpp: jit's fused groups
 
 }  // namespace ember
 

@@ -48,6 +48,7 @@ void register_cpu_backend() {
   register_cpu_pad_kernels();
   register_cpu_upsample_kernels();
   register_cpu_lstm_kernels();
+  register_cpu_fused_kernels();
 }
 
 #ifdef EMBER_WITH_CUDA

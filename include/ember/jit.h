@@ -48,7 +48,7 @@ struct TraceOptions {
 struct OptimizeOptions {
   // Pass names in the order to run (ember inspect graph --passes lists them);
   // empty: every pass in the default order (constant_folding, simplify, cse,
-  // batchnorm_folding, dce).
+  // batchnorm_folding, fusion, dce).
   std::vector<std::string> passes;
   // Self-check: every later forward also runs the graph as it was before each
   // pass on the same inputs and raises an ember::Error naming the pass and

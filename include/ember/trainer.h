@@ -111,6 +111,7 @@ struct FitResult {
 };
 
 class Trainer;
+class SummaryWriter;
 
 // Hooks into the loop; every method does nothing unless overridden. Called
 // in the order the callbacks were given.
@@ -274,6 +275,37 @@ class MetricsLogger : public Callback {
 // The SVG document MetricsLogger writes: two line plots side by side, loss
 // and accuracy against the epoch.
 std::string training_curves_svg(const std::vector<EpochMetrics>& history);
+
+// Writes the run's metrics as TensorBoard scalars into a new event file in
+// `log_dir` (ember::SummaryWriter, <ember/summary_writer.h>), at the optimiser
+// step. Every `every_n_batches` batches (and at an epoch's last batch):
+// train/loss and train/accuracy (means over the batches since the last
+// point), train/lr, train/samples_per_second. After every epoch:
+// epoch/train_loss, epoch/train_acc, epoch/test_loss and epoch/test_acc
+// (with an eval loader), epoch/lr, epoch/samples_per_second; and, when
+// `histograms_of` is given, a histogram of each of its parameters
+// ("parameters/<name>"). Accuracies only when the Trainer classifies.
+class TensorBoardLogger : public Callback {
+ public:
+  explicit TensorBoardLogger(std::string log_dir, int64_t every_n_batches = 10,
+                             std::shared_ptr<nn::Module> histograms_of = nullptr);
+  ~TensorBoardLogger() override;
+  void on_train_start(Trainer& trainer) override;
+  void on_batch_end(Trainer& trainer, const BatchProgress& progress) override;
+  void on_epoch_end(Trainer& trainer, const EpochMetrics& metrics) override;
+  // The event file (empty before fit() starts).
+  std::string file_path() const;
+
+ private:
+  std::string log_dir_;
+  int64_t every_;
+  std::shared_ptr<nn::Module> histograms_of_;
+  std::unique_ptr<SummaryWriter> writer_;
+  // The epoch's running sums at the last point written, to average the batches since.
+  int64_t epoch_ = 0;
+  double loss_sum_ = 0, correct_ = 0, seconds_ = 0;
+  int64_t samples_ = 0;
+};
 
 // Profiles optimiser steps [first, end) of fit() (counted from the start of
 // training, so a resumed run counts on from its checkpoint): starts a

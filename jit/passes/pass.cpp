@@ -9,6 +9,7 @@ const std::vector<PassInfo>& all_passes() {
       {"simplify", &simplify_algebra, "x*1, x+0, x-0, x/1, transpose of transpose, view chains"},
       {"cse", &eliminate_common_subexpressions, "merge nodes with the same op, inputs and attributes"},
       {"batchnorm_folding", &fold_batch_norm, "fold eval-mode batch_norm into the conv/linear before it"},
+      {"fusion", &fuse_elementwise, "fuse chains and trees of elementwise ops into one _fused_elementwise node"},
       {"dce", &eliminate_dead_code, "remove nodes whose outputs are unused (no side effects)"},
   };
   return passes;

@@ -38,6 +38,7 @@ int eliminate_common_subexpressions(Graph& g, PassLog& log);  // cse.cpp
 int fold_constants(Graph& g, PassLog& log);               // constant_folding.cpp
 int simplify_algebra(Graph& g, PassLog& log);             // simplify.cpp
 int fold_batch_norm(Graph& g, PassLog& log);              // batchnorm_folding.cpp
+int fuse_elementwise(Graph& g, PassLog& log);             // fusion.cpp
 
 // "%7 = mul(%3, %c2)": a node for log lines.
 std::string describe_node(const Node& n);

@@ -15,11 +15,13 @@
 #include "ember/data/idx.h"
 #include "ember/error.h"
 #include "ember/generator.h"
+#include "ember/jit.h"
 #include "ember/nn.h"
 #include "ember/ops.h"
 #include "ember/optim.h"
 #include "ember/serialize.h"
 #include "ember/training_checkpoint.h"
+#include "jit/graph.h"
 #include "tools/ember/train_config.h"
 
 namespace ember::fuzz {
@@ -90,8 +92,12 @@ void restore(const TrainingCheckpoint& checkpoint) {
 constexpr std::array kReaders{
     NamedReader{"safetensors", read_safetensors}, NamedReader{"checkpoint", read_checkpoint},
     NamedReader{"train_config", read_train_config}, NamedReader{"idx", read_idx},
-    NamedReader{"csv", read_csv},
+    NamedReader{"csv", read_csv}, NamedReader{"graph_archive", read_graph_archive},
 };
+
+// Inputs larger than this are not run: a valid archive may describe a model
+// whose forward is legitimately expensive.
+constexpr int64_t kMaxRunElements = int64_t{1} << 16;
 
 }  // namespace
 
@@ -127,6 +133,28 @@ void read_csv(std::span<const uint8_t> bytes) {
   if ((flags & 32) != 0) options.target_dtype = kInt64;
   const data::CsvTable table = data::load_csv(write_input(bytes.subspan(2)), options);
   (void)table.features.sum().item<double>();
+}
+
+void read_graph_archive(std::span<const uint8_t> bytes) {
+  const jit::GraphModule module = jit::load(write_input(bytes));
+  constexpr int64_t kBatch = 2;
+  std::vector<Tensor> inputs;
+  int64_t elements = 0;
+  for (const jit::Value* input : module.graph().inputs()) {
+    if (input->role != jit::InputRole::User) continue;
+    const std::vector<int64_t> shape = jit::eval_shape(input->shape, kBatch);
+    int64_t numel = 1;
+    for (int64_t d : shape) {
+      if (d < 0 || d > kMaxRunElements) return;
+      numel *= d;
+      if (numel > kMaxRunElements) return;
+    }
+    elements += numel;
+    if (elements > kMaxRunElements) return;
+    inputs.push_back(zeros(shape, TensorOptions().dtype(input->dtype).device(input->device)));
+  }
+  for (const Tensor& out : module.forward(inputs))
+    if (out.defined() && out.numel() > 0) (void)out.to(kFloat64).sum().item<double>();
 }
 
 std::span<const NamedReader> all_readers() { return kReaders; }
@@ -170,6 +198,18 @@ void write_seed_files(const std::string& dir) {
   save_safetensors(every_dtype, (fs::path(dir) / "safetensors" / "ok_every_dtype.safetensors").string(),
                    {{"note", "seed"}});
   save_safetensors({{"w", ones({1})}}, (fs::path(dir) / "safetensors" / "ok_one.safetensors").string());
+
+  // Graph archives: an MLP (linear, relu, softmax), a CNN (conv, pool,
+  // batch norm) in eval mode, and a frozen one whose weights are constants.
+  fs::create_directories(fs::path(dir) / "graph_archive");
+  const auto archive = [&](const std::string& name) { return (fs::path(dir) / "graph_archive" / name).string(); };
+  nn::Sequential mlp(nn::Linear(6, 5), nn::ReLU(), nn::Linear(5, 3), nn::LogSoftmax(1));
+  jit::save(jit::trace(mlp, randn({2, 6})), archive("ok_mlp.emb"));
+  nn::Sequential cnn(nn::Conv2d(1, 2, 3), nn::BatchNorm2d(2), nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(),
+                     nn::Linear(2 * 3 * 3, 4));
+  cnn->eval();
+  jit::save(jit::trace(cnn, randn({2, 1, 8, 8})), archive("ok_cnn_eval.emb"));
+  jit::save(jit::trace(mlp, randn({2, 6}), {.freeze = true}), archive("ok_mlp_frozen.emb"));
 }
 
 }  // namespace ember::fuzz

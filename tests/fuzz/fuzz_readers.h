@@ -33,6 +33,9 @@ void read_idx(std::span<const uint8_t> bytes);
 // A CSV file after two bytes that pick the options: flags (header,
 // delimiter, target by index or name, dtypes) and the target index.
 void read_csv(std::span<const uint8_t> bytes);
+// A graph archive (jit::load), then run at batch 2 on zeros of the declared
+// input shapes when they are small (the executor's own checks).
+void read_graph_archive(std::span<const uint8_t> bytes);
 
 std::span<const NamedReader> all_readers();
 

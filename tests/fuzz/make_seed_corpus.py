@@ -396,12 +396,154 @@ def train_config_corpus():
         "data_unknown": replace("name: fashion_mnist", "name: imagenet"),
         "long_string_key": mlp + "k" * 100000 + ": 1\n",
         "merge_key_loop": "base: &b {x: 1}\nother:\n  <<: *b\n  <<: *b\n" + mlp,
+        "alias_containing_itself": "base: &b\n  inner: *b\n" + mlp,
     }
     for name, text in bad.items():
         put("train_config", "bad_" + name, text.encode("utf-8", "surrogateescape"))
     rng = random.Random(6)
     for name, text in seeds.items():
         byte_mutants("train_config", name, text.encode(), 8, rng)
+
+
+# ---- graph archives (a safetensors file whose metadata holds the graph) ----
+
+def read_archive(blob):
+    tensors, metadata = read_checkpoint(blob)
+    return tensors, metadata, json.loads(metadata["graph"])
+
+
+def write_archive(tensors, metadata, graph, graph_text=None):
+    metadata = dict(metadata)
+    metadata["graph"] = graph_text if graph_text is not None else json.dumps(graph, separators=(",", ":"))
+    return write_checkpoint(tensors, metadata, fix_checksum=False)
+
+
+def graph_archive_corpus():
+    blob = (CORPUS / "graph_archive" / "ok_mlp.emb").read_bytes()
+    tensors, metadata, graph = read_archive(blob)
+    put("graph_archive", "ok_rewritten", write_archive(tensors, metadata, graph))
+    first_node = graph["nodes"][0]
+    first_input = graph["inputs"][0]
+    param = next(i for i in graph["inputs"] if i["role"] == "parameter")
+    ids = [i["id"] for i in graph["inputs"]] + [o["id"] for n in graph["nodes"] for o in n["outputs"]]
+    last_out = graph["nodes"][-1]["outputs"][0]["id"]
+
+    def edited(edit, meta=None, tens=None):
+        g = json.loads(json.dumps(graph))
+        m = dict(metadata)
+        t = dict(tensors)
+        if edit:
+            edit(g)
+        if meta:
+            meta(m)
+        if tens:
+            tens(t)
+        return write_archive(t, m, g)
+
+    def set_in(path, value):
+        def edit(g):
+            obj = g
+            for key in path[:-1]:
+                obj = obj[key]
+            obj[path[-1]] = value
+        return edit
+
+    def first_value_arg(g):
+        return next(a for a in g["nodes"][0]["args"] if "value" in a)
+
+    def dangling(g):
+        first_value_arg(g)["value"] = 999999
+
+    def self_cycle(g):
+        first_value_arg(g)["value"] = g["nodes"][0]["outputs"][0]["id"]
+
+    def forward_ref(g):
+        first_value_arg(g)["value"] = last_out
+
+    def drop_args(g):
+        g["nodes"][0]["args"] = g["nodes"][0]["args"][:1]
+
+    def extra_args(g):
+        g["nodes"][0]["args"] = g["nodes"][0]["args"] + [{"int": 1}] * 8
+
+    def unknown_arg_kind(g):
+        g["nodes"][0]["args"][0] = {"code": "rm -rf /"}
+
+    def arg_wrong_type(g):
+        g["nodes"][0]["args"][0] = {"str": "x"}
+
+    def duplicate_output_id(g):
+        g["nodes"][0]["outputs"][0]["id"] = first_input["id"]
+
+    def many_dims(g):
+        g["inputs"][0]["shape"] = [[0, 1]] * 65
+
+    bad = {
+        "format": edited(None, meta=lambda m: m.__setitem__("format", "ember.grap")),
+        "version_2": edited(None, meta=lambda m: m.__setitem__("format_version", "2")),
+        "version_text": edited(None, meta=lambda m: m.__setitem__("format_version", "one")),
+        "no_graph": write_checkpoint(tensors, {k: v for k, v in metadata.items() if k != "graph"}, fix_checksum=False),
+        "graph_not_json": write_archive(tensors, metadata, None, graph_text="{\"nodes\": ["),
+        "graph_array": write_archive(tensors, metadata, None, graph_text="[]"),
+        "graph_deep_nesting": write_archive(tensors, metadata, None, graph_text="[" * 100000 + "]" * 100000),
+        "no_nodes": edited(lambda g: g.pop("nodes")),
+        "nodes_object": edited(set_in(["nodes"], {"a": 1})),
+        "inputs_string": edited(set_in(["inputs"], "x")),
+        "outputs_unknown_id": edited(set_in(["outputs"], [123456])),
+        "outputs_string_id": edited(set_in(["outputs"], ["%7"])),
+        "training_string": edited(set_in(["training"], "yes")),
+        "input_dtype": edited(set_in(["inputs", 0, "dtype"], "float99")),
+        "input_device": edited(set_in(["inputs", 0, "device"], "tpu:0")),
+        "input_device_index": edited(set_in(["inputs", 0, "device"], "cuda:99999999999")),
+        "input_role": edited(set_in(["inputs", 0, "role"], "owner")),
+        "input_shape_string": edited(set_in(["inputs", 0, "shape"], "2x6")),
+        "input_shape_triple": edited(set_in(["inputs", 0, "shape"], [[1, 0, 0], [0, 6]])),
+        "input_shape_negative": edited(set_in(["inputs", 0, "shape"], [[1, 0], [0, -6]])),
+        "input_shape_huge": edited(set_in(["inputs", 0, "shape"], [[1 << 62, 0], [0, 1 << 62]])),
+        "input_many_dims": edited(many_dims),
+        "input_duplicate_id": edited(lambda g: g["inputs"].append(dict(g["inputs"][1]))),
+        "input_id_negative": edited(set_in(["inputs", 0, "id"], -1)),
+        "input_id_float": edited(set_in(["inputs", 0, "id"], 1.5)),
+        "param_shape_mismatch": edited(set_in(["inputs", graph["inputs"].index(param), "shape"], [[0, 2], [0, 2]])),
+        "op_unknown": edited(set_in(["nodes", 0, "op"], "system")),
+        "op_number": edited(set_in(["nodes", 0, "op"], 7)),
+        "op_empty": edited(set_in(["nodes", 0, "op"], "")),
+        "args_missing": edited(lambda g: g["nodes"][0].pop("args")),
+        "args_too_few": edited(drop_args),
+        "args_too_many": edited(extra_args),
+        "arg_unknown_kind": edited(unknown_arg_kind),
+        "arg_wrong_type": edited(arg_wrong_type),
+        "arg_dangling": edited(dangling),
+        "arg_cycle": edited(self_cycle),
+        "arg_forward_reference": edited(forward_ref),
+        "outputs_missing": edited(lambda g: g["nodes"][0].pop("outputs")),
+        "output_reuses_input_id": edited(duplicate_output_id),
+        "output_dtype": edited(set_in(["nodes", 0, "outputs", 0, "dtype"], "int3")),
+        "random_blocks_negative": edited(set_in(["nodes", 0, "random_blocks"], [-1, -1])),
+        "list_output_number": edited(set_in(["nodes", 0, "list_output"], 2)),
+        "tensor_missing": edited(None, tens=lambda t: t.pop("input/" + param["name"])),
+        "tensor_extra": edited(None, tens=lambda t: t.__setitem__("input/ghost", ("F32", [1], b"\0" * 4))),
+        "tensor_wrong_dtype": edited(None, tens=lambda t: t.__setitem__(
+            "input/" + param["name"], ("F64", t["input/" + param["name"]][1], t["input/" + param["name"]][2] * 2))),
+        "tensor_wrong_shape": edited(None, tens=lambda t: t.__setitem__(
+            "input/" + param["name"], ("F32", [len(t["input/" + param["name"]][2]) // 4], t["input/" + param["name"]][2]))),
+        "not_safetensors": b"ember.graph\n" + json.dumps(graph).encode(),
+    }
+    assert len(ids) == len(set(ids)), "the seed archive's ids are unique"
+    for name, data in bad.items():
+        put("graph_archive", "bad_" + name, data)
+    truncations("graph_archive", "mlp", blob)
+    rng = random.Random(7)
+    for seed in sorted((CORPUS / "graph_archive").glob("ok_*.emb")):
+        byte_mutants("graph_archive", seed.stem, seed.read_bytes(), 6, rng)
+    # Mutations inside the graph JSON: numbers changed, keys dropped.
+    text = json.dumps(graph, separators=(",", ":"))
+    for i in range(12):
+        t = list(text)
+        for _ in range(rng.randint(1, 3)):
+            digits = [k for k, c in enumerate(t) if c.isdigit()]
+            t[rng.choice(digits)] = rng.choice("0123456789-")
+        put("graph_archive", f"any_mlp_json_mutant_{i}", write_archive(tensors, metadata, None, "".join(t)))
 
 
 def main():
@@ -414,6 +556,7 @@ def main():
     idx_corpus()
     csv_corpus()
     train_config_corpus()
+    graph_archive_corpus()
     for reader in sorted(CORPUS.iterdir()):
         names = [p.name for p in reader.iterdir()]
         print(f"{reader.name}: {sum(n.startswith('ok_') for n in names)} ok, "

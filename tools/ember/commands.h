@@ -7,15 +7,37 @@
 
 namespace ember::cli {
 
-// Lists all ops, or prints one op's schema and kernel table.
-int inspect_dispatch(const std::string& op_name);
+// Lists all ops, or prints one op's schema and kernel table (`json`: as JSON).
+int inspect_dispatch(const std::string& op_name, bool json);
 
 // Prints a training checkpoint (or any safetensors file): metadata and tensors.
-int inspect_checkpoint(const std::string& path);
+int inspect_checkpoint(const std::string& path, bool json);
+
+// Every op: kernels by device and dtype, derivative, reference kernel. inspect_ops.cpp.
+int inspect_ops(bool json);
+
+// `ember inspect autograd` and `ember inspect memory`: a config's model on
+// one random batch (docs/profiling.md, "Asking the engine").
+struct InspectModelCommand {
+  std::string config_path;             // --config (memory: optional)
+  std::vector<std::string> overrides;  // --set key.sub=value
+  bool dot = false;                    // autograd: Graphviz DOT
+  bool json = false;
+};
+
+// The backward graph of the config's model for one batch: nodes, their
+// gradient inputs, next functions and saved tensors, leaves with parameter
+// names. inspect_autograd.cpp.
+int inspect_autograd(const InspectModelCommand& command);
+
+// The CPU allocator's statistics and size classes, after one training step of
+// the config's model when one is given. inspect_memory.cpp.
+int inspect_memory(const InspectModelCommand& command);
 
 // Prints a graph archive's graph (--dot: as DOT; --passes: then each pass's
-// log and the graph after it). run_graph.cpp.
-int inspect_graph(const std::string& path, bool passes, bool dot);
+// log and the graph after it; --json: the graph as JSON, graph_json.h, and
+// with --passes the graph before, the log and the graph after). run_graph.cpp.
+int inspect_graph(const std::string& path, bool passes, bool dot, bool json);
 
 struct RunCommand {
   std::string archive;  // model.emb
@@ -38,6 +60,17 @@ struct TrainCommand {
 
 // Trains a model as a YAML config says (docs/training.md).
 int train(const TrainCommand& command);
+
+struct ExportCommand {
+  std::string format;                  // --format onnx|archive (default: from the output's extension)
+  std::string config_path;             // --config (may be empty with --checkpoint)
+  std::vector<std::string> overrides;  // --set key.sub=value
+  std::string checkpoint;              // --checkpoint FILE: the weights (default: freshly initialised)
+  std::string output;                  // --output model.onnx / model.emb
+};
+
+// Writes a config's model as an ONNX model or a graph archive (docs/graphs.md). export.cpp.
+int export_model(const ExportCommand& command);
 
 struct ProfileCommand {
   std::string config_path;             // --config

@@ -35,18 +35,34 @@ int main(int argc, char** argv) {
 
   CLI::App* inspect = app.add_subcommand("inspect", "Ask the engine what it has and does");
   inspect->require_subcommand(1);
+  bool inspect_json = false;
   std::string op_name;
   CLI::App* dispatch = inspect->add_subcommand("dispatch", "List the dispatcher's ops, or one op's kernel table");
   dispatch->add_option("op", op_name, "An op name, e.g. add");
+  dispatch->add_flag("--json", inspect_json, "Print JSON");
   std::string checkpoint_path;
   CLI::App* checkpoint = inspect->add_subcommand("checkpoint", "Print a training checkpoint or a safetensors file");
   checkpoint->add_option("path", checkpoint_path, "The file")->required();
+  checkpoint->add_flag("--json", inspect_json, "Print JSON");
+  CLI::App* ops = inspect->add_subcommand("ops", "Every op: kernels per device and dtype, derivative, reference kernel");
+  ops->add_flag("--json", inspect_json, "Print JSON");
+  ember::cli::InspectModelCommand model_command;
+  CLI::App* autograd = inspect->add_subcommand("autograd", "The backward graph of a config's model for one batch");
+  autograd->add_option("--config", model_command.config_path, "The config file")->required();
+  autograd->add_option("--set", model_command.overrides, "Override a config key (repeatable)")->allow_extra_args(false);
+  autograd->add_flag("--dot", model_command.dot, "Print Graphviz DOT instead of text");
+  autograd->add_flag("--json", model_command.json, "Print JSON");
+  CLI::App* memory = inspect->add_subcommand("memory", "The CPU allocator's statistics and size classes");
+  memory->add_option("--config", model_command.config_path, "Run one training step of this config's model first");
+  memory->add_option("--set", model_command.overrides, "Override a config key (repeatable)")->allow_extra_args(false);
+  memory->add_flag("--json", model_command.json, "Print JSON");
   std::string graph_path;
   bool graph_passes = false, graph_dot = false;
-  CLI::App* graph = inspect->add_subcommand("graph", "Print a graph archive (.emb) as text or DOT");
+  CLI::App* graph = inspect->add_subcommand("graph", "Print a graph archive (.emb) as text, DOT or JSON");
   graph->add_option("path", graph_path, "The archive")->required();
   graph->add_flag("--passes", graph_passes, "Run the passes and print the graph after each");
   graph->add_flag("--dot", graph_dot, "Print Graphviz DOT instead of text");
+  graph->add_flag("--json", inspect_json, "Print JSON");
 
   ember::cli::RunCommand run_command;
   CLI::App* run = app.add_subcommand("run", "Run a graph archive on inputs from a safetensors file (docs/graphs.md)");
@@ -83,14 +99,28 @@ int main(int argc, char** argv) {
   launch->add_option("--master-port", launch_command.master_port, "Its port (default: a free one on one node)");
   launch->add_option("program", launch_command.program, "The program and its arguments, after --")->required();
 
+  ember::cli::ExportCommand export_command;
+  CLI::App* export_app =
+      app.add_subcommand("export", "Write a config's model as ONNX or a graph archive (docs/graphs.md)");
+  export_app->add_option("--format", export_command.format, "onnx or archive (default: from --output's extension)");
+  export_app->add_option("--config", export_command.config_path, "The config file, e.g. config/fashion_mnist_cnn.yaml");
+  export_app->add_option("--set", export_command.overrides, "Override a config key (repeatable)")
+      ->allow_extra_args(false);
+  export_app->add_option("--checkpoint", export_command.checkpoint, "The weights, e.g. runs/x/best.ckpt");
+  export_app->add_option("--output", export_command.output, "model.onnx or model.emb")->required();
+
   if (unknown_command(app, argc, argv)) return static_cast<int>(CLI::ExitCodes::ExtrasError);
   CLI11_PARSE(app, argc, argv);
   try {
-    if (dispatch->parsed()) return ember::cli::inspect_dispatch(op_name);
-    if (checkpoint->parsed()) return ember::cli::inspect_checkpoint(checkpoint_path);
-    if (graph->parsed()) return ember::cli::inspect_graph(graph_path, graph_passes, graph_dot);
+    if (dispatch->parsed()) return ember::cli::inspect_dispatch(op_name, inspect_json);
+    if (checkpoint->parsed()) return ember::cli::inspect_checkpoint(checkpoint_path, inspect_json);
+    if (ops->parsed()) return ember::cli::inspect_ops(inspect_json);
+    if (autograd->parsed()) return ember::cli::inspect_autograd(model_command);
+    if (memory->parsed()) return ember::cli::inspect_memory(model_command);
+    if (graph->parsed()) return ember::cli::inspect_graph(graph_path, graph_passes, graph_dot, inspect_json);
     if (run->parsed()) return ember::cli::run_graph(run_command);
     if (train->parsed()) return ember::cli::train(train_command);
+    if (export_app->parsed()) return ember::cli::export_model(export_command);
     if (profile->parsed()) return ember::cli::profile(profile_command);
     if (launch->parsed()) return ember::cli::launch(launch_command);
   } catch (const ember::Error& e) {

@@ -7,6 +7,8 @@
 #include "ember/serialize.h"
 #include "jit/graph.h"
 #include "tools/ember/commands.h"
+#include "tools/ember/graph_json.h"
+#include "tools/ember/json_output.h"
 
 namespace ember::cli {
 
@@ -44,8 +46,20 @@ int run_graph(const RunCommand& command) {
   return 0;
 }
 
-int inspect_graph(const std::string& path, bool passes, bool dot) {
+int inspect_graph(const std::string& path, bool passes, bool dot, bool json) {
   jit::GraphModule module = jit::load(path);
+  if (json) {
+    EMBER_CHECK(!dot, "inspect graph: give --dot or --json, not both");
+    nlohmann::json out = {{"path", path}};
+    if (passes) {
+      jit::OptimizeOptions options;
+      out["graph_before"] = graph_json(module.graph());
+      out["log"] = jit::optimize(module, options);
+    }
+    out["graph"] = graph_json(module.graph());
+    print_json(out);
+    return 0;
+  }
   if (passes) {
     jit::OptimizeOptions options;
     options.print_graphs = true;

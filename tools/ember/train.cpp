@@ -18,6 +18,7 @@
 #include "ember/trainer.h"
 #include "ember/version.h"
 #include "tools/ember/commands.h"
+#include "tools/ember/export_model.h"
 #include "tools/ember/train_config.h"
 #include "tools/ember/train_models.h"
 #include "tools/ember/train_setup.h"
@@ -137,6 +138,12 @@ int train(const TrainCommand& command) {
   TrainerOptions options = trainer_options(config);
   options.callbacks = {std::make_shared<InterruptWatcher>(), std::make_shared<ProgressLogger>(),
                        std::make_shared<MetricsLogger>(config.output), checkpoints};
+  if (!config.tensorboard.empty()) {
+    create_writable_folder("tensorboard", config.tensorboard);
+    options.callbacks.push_back(std::make_shared<TensorBoardLogger>(config.tensorboard, 10, model.module));
+    std::cout << "tensorboard: event files in " << config.tensorboard << " (tensorboard --logdir "
+              << config.tensorboard << ")\n";
+  }
   options.info = {{"seed", std::to_string(config.seed)},
                   {"threads", std::to_string(config.threads)},
                   {"config", config.text}};
@@ -177,6 +184,15 @@ int train(const TrainCommand& command) {
     std::cout << "done: test accuracy " << result.history.back().get("test_acc");
     if (checkpoints->best()) std::cout << " (best " << *checkpoints->best() << ")";
     std::cout << "; metrics.csv, curves.svg, best.ckpt, last.ckpt in " << config.output << "\n";
+  }
+  if (!config.export_path.empty()) {
+    // The best epoch's weights when the run kept them, else the final ones.
+    const std::string best = (std::filesystem::path(config.output) / "best.ckpt").string();
+    const bool from_best = checkpoints->best().has_value() && std::filesystem::exists(best);
+    if (from_best) model.module->load_state_dict(load_training_checkpoint(best).states.at("model"));
+    export_trained_model(model, config.export_path, export_format("", config.export_path, "train: export"));
+    std::cout << "export: the " << (from_best ? "best" : "final") << " model written to " << config.export_path
+              << "\n";
   }
   return 0;
 }

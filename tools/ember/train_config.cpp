@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -183,17 +184,23 @@ void apply_override(YAML::Node& root, const std::string& assignment, Origin& ori
 // A config is a few dozen nodes; aliases (*a) repeat a node wherever they
 // appear, so a few lines of them can stand for billions of nodes.
 constexpr int64_t kMaxConfigNodes = 100'000;
+// A training config nests three levels deep; an alias that contains itself
+// would otherwise nest without end (found by fuzzing).
+constexpr int kMaxConfigDepth = 16;
 // PATH_MAX on Linux.
 constexpr size_t kMaxOutputPath = 4096;
 
 // Every mapping key is a plain name, given once: yaml-cpp keeps the first of
 // two equal keys without a word, and a complex key ({a: 1}: x) has no name.
 // `visited` counts nodes (aliases expanded) against kMaxConfigNodes.
-void check_keys(const YAML::Node& node, const std::string& path, const std::string& source, int64_t& visited) {
+void check_keys(const YAML::Node& node, const std::string& path, const std::string& source, int64_t& visited,
+                int depth = 0) {
   EMBER_CHECK(++visited <= kMaxConfigNodes, "config ", source, ": more than ", kMaxConfigNodes,
               " values once its aliases are expanded; a training config needs no aliases");
+  EMBER_CHECK(depth <= kMaxConfigDepth, "config ", source, ": values nested more than ", kMaxConfigDepth,
+              " levels deep (an alias that contains itself?)");
   if (node.IsSequence()) {
-    for (const YAML::Node& item : node) check_keys(item, path, source, visited);
+    for (const YAML::Node& item : node) check_keys(item, path, source, visited, depth + 1);
     return;
   }
   if (!node.IsMap()) return;
@@ -207,7 +214,7 @@ void check_keys(const YAML::Node& node, const std::string& path, const std::stri
     const auto [it, fresh] = first_line.emplace(key, line);
     EMBER_CHECK(fresh, "config ", source, ":", line, ": duplicate key '", key_path, "' (first given on line ",
                 it->second, ")");
-    check_keys(entry.second, key_path, source, visited);
+    check_keys(entry.second, key_path, source, visited, depth + 1);
   }
 }
 
@@ -328,6 +335,8 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   s.read("output", c.output);
   s.read("accumulate_grad_batches", c.accumulate_grad_batches);
   s.read("clip_grad_norm", c.clip_grad_norm);
+  s.read("tensorboard", c.tensorboard);
+  s.read("export", c.export_path);
   s.check(c.epochs > 0, "epochs", "must be > 0");
   s.check(c.threads > 0 && c.threads <= kMaxThreads, "threads", "must be in [1, " + std::to_string(kMaxThreads) + "]");
   s.check(c.amp == "none" || c.amp == "bf16", "amp", "is '" + c.amp + "'; expected none or bf16");
@@ -335,6 +344,15 @@ TrainConfig parse_train_config(const std::string& yaml_text, const std::string& 
   s.check(c.output.size() <= kMaxOutputPath, "output", "is longer than " + std::to_string(kMaxOutputPath) + " characters");
   s.check(c.accumulate_grad_batches > 0, "accumulate_grad_batches", "must be > 0");
   s.check(!c.clip_grad_norm || *c.clip_grad_norm > 0, "clip_grad_norm", "must be > 0");
+  // YAML's booleans (true, True, TRUE) or a folder.
+  std::string flag = c.tensorboard;
+  for (char& ch : flag) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (flag == "false") c.tensorboard.clear();
+  if (flag == "true") c.tensorboard = (std::filesystem::path(c.output) / "tensorboard").string();
+  s.check(c.tensorboard.size() <= kMaxOutputPath, "tensorboard",
+          "is longer than " + std::to_string(kMaxOutputPath) + " characters");
+  s.check(c.export_path.empty() || c.export_path.ends_with(".onnx") || c.export_path.ends_with(".emb"), "export",
+          "is '" + c.export_path + "'; expected a path ending in .onnx (ONNX) or .emb (graph archive)");
   s.check_no_unknown_keys();
 
   YAML::Emitter out;

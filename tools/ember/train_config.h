@@ -63,6 +63,13 @@ struct TrainConfig {
   std::string output = "runs/train";
   int64_t accumulate_grad_batches = 1;
   std::optional<double> clip_grad_norm;
+  // TensorBoard event files go here (key `tensorboard`: true for
+  // <output>/tensorboard, or a folder; empty: none).
+  std::string tensorboard;
+  // After training, the best model (best.ckpt's weights, else the final
+  // ones) is exported here (key `export`): .onnx as ONNX, .emb as a graph
+  // archive; empty: no export.
+  std::string export_path;
   // The effective configuration (the file with the --set overrides applied), as YAML.
   std::string text;
 };

@@ -18,8 +18,8 @@
 // Only the fma() calls below fuse a multiply and an add, where torch's
 // kernels do (above); elsewhere torch rounds after each op, and a contracted
 // `a * b + c` would differ from it in the last bit. (GCC contracts by
-// default in C++, across SIMD intrinsics too.)
-#pragma GCC optimize("fp-contract=off")
+// default in C++, across SIMD intrinsics too: CMakeLists.txt compiles this
+// file with -ffp-contract=off.)
 
 #include "core/op_decls_optim.h"
 #include "core/tensor_util.h"

@@ -269,8 +269,9 @@ void for_each_window(const AvgPool3d& a, F&& f) {
 template <class T>
 void avg_pool_volumes(const T* in, T* out, const AvgPool3d& a, int64_t begin, int64_t end) {
   using A = acc_t<T>;
-  const auto [D, H, W] = a.g.in.size;
-  const int64_t in_elements = D * H * W, out_elements = product(a.g.out);
+  // Plain copies, not structured bindings: the lambda below captures them.
+  const int64_t H = a.g.in.size[1], W = a.g.in.size[2];
+  const int64_t in_elements = a.g.in.size[0] * H * W, out_elements = product(a.g.out);
   for (int64_t v = begin; v < end; ++v) {
     const T* x = in + v * in_elements;
     T* y = out + v * out_elements;

@@ -214,8 +214,9 @@ Tensor edge_pad_backward_cpu(const Tensor& grad_output, IntArrayRef input_size, 
   Tensor grad_input = make_empty(input_size, grad_output.dtype(), grad_output.device());
   if (grad_input.numel() == 0) return grad_input;
   const Tensor go = grad_output.contiguous();
-  const auto [ID, IH, IW] = g.in;
-  const auto [OD, OH, OW] = g.out;
+  // Plain copies, not structured bindings: the lambdas below capture them.
+  const int64_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
   const int64_t in_plane = ID * IH * IW, out_plane = OD * OH * OW;
   dispatch_floating(grad_output.dtype(), op, [&]<class T>() {
     using A = opmath_t<T>;
