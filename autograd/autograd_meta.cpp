@@ -178,6 +178,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
+  std::lock_guard<std::mutex> lock(m->accumulator_mutex);
   if (!m->grad_accumulator) m->grad_accumulator = std::make_shared<AccumulateGrad>(t);
   return {m->grad_accumulator, 0};
 }

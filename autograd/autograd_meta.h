@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "ember/autograd.h"
@@ -31,8 +32,10 @@ struct AutogradMeta : AutogradMetaInterface {
   uint32_t output_nr = 0;
   // Leaves only. Owned by the tensor, so repeated forward passes reuse it; it
   // points back at the tensor without owning it (no cycle), and the tensor
-  // detaches it when it dies.
+  // detaches it when it dies. Threads recording ops on one leaf at once
+  // make it under accumulator_mutex (made once, read by all).
   std::shared_ptr<Node> grad_accumulator;
+  std::mutex accumulator_mutex;
 
   // Views: the storage version grad_fn was recorded at. A different version
   // means an in-place op may have changed the base's history.
