@@ -8,6 +8,7 @@
 #include "jit/executor.h"
 #include "jit/optimize.h"
 #include "jit/passes/pass.h"
+#include "tests/jit_graph_builder.h"
 #include "test_jit_models.h"
 #include "test_util.h"
 
@@ -19,33 +20,7 @@ using jit::Graph;
 using jit::Value;
 using testing::all_close;
 
-const OpEntry* op(const char* name) {
-  const OpEntry* e = Dispatcher::instance().find(name);
-  EXPECT_NE(e, nullptr) << name;
-  return e;
-}
-
-Value* input(Graph& g, const char* name, IntArrayRef shape, DType dtype = kFloat32) {
-  return g.add_input(name, jit::InputRole::User, dtype, Device::cpu(), jit::static_shape(shape));
-}
-
-// A node whose single output has the type of `like` (or `shape`/`dtype` given).
-Value* node(Graph& g, const char* name, std::vector<Arg> args, const Value* like) {
-  jit::Node* n = g.add_node(op(name), std::move(args), 1);
-  n->outputs[0]->dtype = like->dtype;
-  n->outputs[0]->shape = like->shape;
-  return n->outputs[0];
-}
-
-Arg v(Value* x) { return Arg::of_value(x); }
-Arg c(IValue::Payload p) { return Arg::of_constant(IValue(std::move(p))); }
-Arg scalar(double s) { return c(Scalar(s)); }
-
-size_t count_op(const Graph& g, const std::string& name) {
-  size_t n = 0;
-  for (const auto& node : g.nodes()) n += node->name() == name;
-  return n;
-}
+using namespace testing::jit_graph;
 
 std::vector<Tensor> run(const Graph& g, std::vector<Tensor> inputs) { return jit::run_graph(g, inputs); }
 
