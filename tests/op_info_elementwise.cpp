@@ -212,10 +212,11 @@ void add_elementwise_rows(std::vector<OpInfo>& rows) {
         .reference = [ip](const RefArgs& a) -> Expected {
           const HostTensor self = a.tensor(0), mask = a.tensor(1);
           const double v = a.number(2);
-          const int64_t vi = a.integer(2);
           const std::optional<Shape> s = broadcast(self.shape, mask.shape);
           if (!s || (ip && *s != self.shape)) return Expected::raises("");
           HostTensor r(*s, a.out);
+          // Only integer results read the value as an integer (a NaN has none).
+          const int64_t vi = r.floating() ? 0 : a.integer(2);
           for_each_index(*s, [&](const Shape& idx, int64_t k) {
             const int64_t j = source_index(idx, self.shape);
             if (mask.i[source_index(idx, mask.shape)]) {

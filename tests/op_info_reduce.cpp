@@ -360,7 +360,9 @@ void add_reduction_rows(std::vector<OpInfo>& rows) {
             const std::pair<const char*, double> orders[] = {{"p1", 1.0},     {"pinf", kInf}, {"pneginf", -kInf},
                                                              {"p0", 0.0},     {"p3", 3.0},    {"p0_5", 0.5},
                                                              {"pneg1", -1.0}};
-            for (const auto& [name, p] : orders) {
+            for (const auto& order : orders) {
+              const char* name = order.first;
+              const double p = order.second;  // a plain copy: the lambda below captures it
               auto add = [&](std::string n, const Tensor& x, Shape dims) {
                 s.push_back({std::move(n), {arg(x), arg(Scalar(p)), ints_arg(std::move(dims)), bool_arg(false)}});
               };
