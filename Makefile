@@ -10,7 +10,9 @@
 #   make sanitize   ASan + UBSan build, unit and autograd tests
 #   make tsan       ThreadSanitizer build; the concurrency, thread-pool, data-loader and allocator tests
 #   make fuzz       clang + libFuzzer build; each reader of untrusted bytes fuzzed FUZZ_SECONDS (60) seconds
-#   make bench      build and run the benchmarks (and the libtorch side-by-side when libtorch is installed)
+#   make bench      build and run the benchmarks (and the libtorch side-by-side when libtorch is installed), then
+#                   `ember bench`: every kernel against the roofline and its reference (build/bench.json, build/roofline.svg)
+#   make bench-doc  rewrite docs/performance.md's kernel table from build/bench.json
 #   make install    install into build/install (or PREFIX=...)
 
 PRESET ?= release
@@ -22,7 +24,7 @@ PREFIX ?= $(CURDIR)/build/install
 JOBS ?= $(shell nproc)
 CTEST := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all bootstrap configure build demo test test-cuda-emu test-slow sanitize tsan fuzz bench install embed-check clean
+.PHONY: all bootstrap configure build demo test test-cuda-emu test-slow sanitize tsan fuzz bench bench-doc install embed-check clean
 
 all: build
 
@@ -86,6 +88,13 @@ bench: configure
 	cmake --preset $(PRESET) -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHS)" -DEMBER_BENCH_LIBTORCH=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	bench/run_all.sh $(BUILD)
+	$(BUILD)/ember bench --machine --json build/machine.json
+	$(BUILD)/ember bench --machine-file build/machine.json --json build/bench.json --svg build/roofline.svg \
+	  $$([ -f $(BUILD)/libember_bench_torch.so ] && echo --vs-torch)
+
+# Rewrites docs/performance.md's kernel table from the last `make bench` (build/bench.json).
+bench-doc:
+	$(BUILD)/ember bench --update-doc docs/performance.md --from build/bench.json
 
 clean:
 	rm -rf build

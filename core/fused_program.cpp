@@ -151,7 +151,10 @@ class Parser {
     else if (key == "slope" && ins.op == FusedOp::LeakyRelu) ins.slope = number();
     else if (key == "min" && ins.op == FusedOp::Clamp) ins.lo = number(), ins.has_lo = true;
     else if (key == "max" && ins.op == FusedOp::Clamp) ins.hi = number(), ins.has_hi = true;
-    else if (key == "keepdim" && FusedProgram::is_reduction(ins.op)) {
+    else if (key == "dim" && FusedProgram::is_reduction(ins.op)) {
+      if (number() != -1.0) fail("a fused reduction's dim must be -1 (the last dim)");
+      ins.last_dim = true;
+    } else if (key == "keepdim" && FusedProgram::is_reduction(ins.op)) {
       const double k = number();
       if (k != 0.0 && k != 1.0) fail("keepdim must be 0 or 1");
       ins.keepdim = k == 1.0;
@@ -250,6 +253,7 @@ std::string FusedProgram::str() const {
     if (ins.has_lo) s += ", min=" + number_text(ins.lo);
     if (ins.has_hi) s += ", max=" + number_text(ins.hi);
     if (ins.op == FusedOp::Gelu && ins.tanh) s += ", approximate=tanh";
+    if (ins.last_dim) s += ", dim=-1";
     if (ins.keepdim) s += ", keepdim=1";
     s += ")";
   }
@@ -297,8 +301,14 @@ Tensor run_unfused(const FusedProgram& program, const std::vector<Tensor>& input
         r = op::clamp.call(a, ins.has_lo ? std::optional<Scalar>(ins.lo) : std::nullopt,
                            ins.has_hi ? std::optional<Scalar>(ins.hi) : std::nullopt);
         break;
-      case FusedOp::Sum: r = op::sum.call(a, IntArrayRef(), ins.keepdim, std::nullopt); break;
-      case FusedOp::Mean: r = op::mean.call(a, IntArrayRef(), ins.keepdim); break;
+      case FusedOp::Sum:
+      case FusedOp::Mean: {
+        const int64_t last = -1;
+        const IntArrayRef dims = ins.last_dim ? IntArrayRef(&last, 1) : IntArrayRef();
+        r = ins.op == FusedOp::Sum ? op::sum.call(a, dims, ins.keepdim, std::nullopt)
+                                   : op::mean.call(a, dims, ins.keepdim);
+        break;
+      }
     }
     t.push_back(std::move(r));
   }

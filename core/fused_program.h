@@ -11,7 +11,9 @@
 // back to the same double). Ops with parameters name them: `add(i0, i1,
 // alpha=2)`, `clamp(t0, min=0, max=6)`, `leaky_relu(t0, slope=0.01)`,
 // `gelu(t0, approximate=tanh)`. The last instruction may be a reduction over
-// every element, `sum(t3)` or `mean(t3, keepdim=1)`. The last instruction's result is the node's
+// every element, `sum(t3)` or `mean(t3, keepdim=1)`, or over the last dim of
+// the broadcast shape, `sum(t3, dim=-1)` (one value per row; keepdim keeps
+// the last dim with size 1). The last instruction's result is the node's
 // output; every other result is read by a later instruction. Every op
 // computes as its eager kernel does (float32 and float64 in their own
 // dtype; float16 and bfloat16 in float32, each result rounded to the dtype),
@@ -64,7 +66,8 @@ struct Instruction {
   // (clamp, each optional), tanh (gelu's approximation).
   double alpha = 1.0, slope = 0.01, lo = 0.0, hi = 0.0;
   bool has_lo = false, has_hi = false, tanh = false;
-  bool keepdim = false;  // sum, mean: keep every dim, of size 1
+  bool keepdim = false;   // sum, mean: keep the reduced dims, of size 1
+  bool last_dim = false;  // sum, mean: over the last dim only (dim=-1), else over every element
 };
 
 struct FusedProgram {
@@ -78,9 +81,11 @@ struct FusedProgram {
   std::string str() const;
   // Which inputs are conditions of a `where` (bool); the others hold numbers.
   std::vector<char> condition_inputs() const;
-  // The last instruction is a sum or mean over every element: the output is
-  // one value (shape [], or all dims of size 1 with keepdim).
+  // The last instruction is a sum or mean: over every element (the output is
+  // one value: shape [], or all dims of size 1 with keepdim), or with
+  // reduces_rows() over the last dim (one value per row).
   bool reduces() const { return !code.empty() && is_reduction(code.back().op); }
+  bool reduces_rows() const { return reduces() && code.back().last_dim; }
   static bool is_reduction(FusedOp op) { return op == FusedOp::Sum || op == FusedOp::Mean; }
 };
 

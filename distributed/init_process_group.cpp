@@ -7,6 +7,10 @@
 
 #include "distributed/gloo_process_group.h"
 #include "distributed/mpi_process_group.h"
+#ifdef EMBER_WITH_NCCL
+#include "distributed/nccl_process_group.h"
+#include "ember/cuda.h"
+#endif
 #include "ember/distributed/environment.h"
 #include "ember/distributed/process_group.h"
 #include "ember/error.h"
@@ -82,8 +86,12 @@ std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options) {
               "(destroy_process_group() first)");
   EMBER_CHECK(options.timeout.count() > 0, "init_process_group: the timeout must be positive, got ",
               options.timeout.count(), " ms");
-  EMBER_CHECK(options.backend == "gloo" || options.backend == "mpi", "init_process_group: unknown backend '",
-              options.backend, "' (expected gloo or mpi)");
+  EMBER_CHECK(options.backend == "gloo" || options.backend == "mpi" || options.backend == "nccl",
+              "init_process_group: unknown backend '", options.backend, "' (expected gloo, mpi or nccl)");
+#ifndef EMBER_WITH_NCCL
+  EMBER_CHECK(options.backend != "nccl", "init_process_group: backend 'nccl' (CUDA tensors) needs ember built with "
+              "CUDA and NCCL, and this ember was built without CUDA/NCCL; use gloo or mpi for CPU tensors");
+#endif
   std::string master_host;
   if (options.backend == "mpi") {
     // MPI knows the world; a store (for DETAIL checks and naming missing
@@ -99,6 +107,17 @@ std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options) {
   }
   const WorldInfo world = resolve_world(options.rank, options.world_size);
   std::shared_ptr<Store> store = make_store(options.init_method, world, options.timeout, master_host);
+#ifdef EMBER_WITH_NCCL
+  if (options.backend == "nccl") {
+    const int devices = cuda_device_count();
+    EMBER_CHECK(devices > 0, "init_process_group: backend 'nccl' needs a CUDA device, and none is usable");
+    // One device per rank of this node: LOCAL_RANK's (mod the devices here), else the current one.
+    const int device = world.local_rank >= 0 ? world.local_rank % devices : cuda_current_device();
+    g_default = std::make_shared<NcclProcessGroup>(std::make_shared<PrefixStore>("default", store), world.rank,
+                                                   world.world_size, options.timeout, device);
+    return g_default;
+  }
+#endif
   g_default = std::make_shared<GlooProcessGroup>(std::make_shared<PrefixStore>("default", store), world.rank,
                                                  world.world_size, options.timeout, gloo_hostname(master_host));
   return g_default;

@@ -6,6 +6,7 @@
 #include "distributed/dtype_convert.h"
 #include "distributed/process_group_impl.h"
 #include "ember/error.h"
+#include "ember/ops.h"
 
 namespace ember::distributed {
 
@@ -13,10 +14,10 @@ namespace {
 
 enum OpCode { kAllReduce = 1, kBroadcast, kAllGather, kReduceScatter, kBarrier };
 
-// Reductions take f32, f64, f16, bf16 and i64; ops that only move bytes take any dtype.
-void check_tensor(const Tensor& t, const char* op, bool reduces = false) {
+// Reductions take f32, f64, f16, bf16 and i64; ops that only move bytes take
+// any dtype. The device is the backend's to check (check_device).
+void check_layout(const Tensor& t, const char* op, bool reduces = false) {
   EMBER_CHECK(t.defined(), op, ": the tensor is undefined");
-  EMBER_CHECK(t.device().is_cpu(), op, ": expected a CPU tensor, got one on ", t.device());
   EMBER_CHECK(t.is_contiguous(), op, ": expected a contiguous tensor, got sizes ", t.sizes(), " strides ",
               t.strides());
   const DType d = t.dtype();
@@ -26,9 +27,10 @@ void check_tensor(const Tensor& t, const char* op, bool reduces = false) {
 }
 
 void check_like(const Tensor& t, const Tensor& like, const char* op, const char* what, size_t i) {
-  check_tensor(t, op);
-  EMBER_CHECK(t.sizes() == like.sizes() && t.dtype() == like.dtype(), op, ": ", what, "[", i, "] is ", t.dtype(),
-              " ", t.sizes(), ", expected ", like.dtype(), " ", like.sizes());
+  check_layout(t, op);
+  EMBER_CHECK(t.sizes() == like.sizes() && t.dtype() == like.dtype() && t.device() == like.device(), op, ": ", what,
+              "[", i, "] is ", t.dtype(), " ", t.sizes(), " on ", t.device(), ", expected ", like.dtype(), " ",
+              like.sizes(), " on ", like.device());
 }
 
 Collective describe(const char* op, int code, const Tensor& t) {
@@ -112,6 +114,7 @@ std::shared_ptr<Work> ProcessGroup::run_collective(Collective c, std::function<v
   std::lock_guard<std::mutex> lock(impl_->mu);
   EMBER_CHECK(!impl_->stop, c.op, ": the process group is shut down");
   c.seq = impl_->next_seq++;
+  before_enqueue();
   auto work = std::make_shared<Work>(c.describe() + " on rank " + std::to_string(rank_),
                                      timeout_ + std::chrono::seconds(5));
   impl_->queue.push_back([this, c, body = std::move(body), work] { execute(c, body, *work); });
@@ -156,6 +159,24 @@ void ProcessGroup::execute(const Collective& c, const std::function<void()>& bod
   work.finish(std::make_exception_ptr(Error(where + failure)));
 }
 
+void ProcessGroup::check_device(const Tensor& tensor, const char* op) const {
+  EMBER_CHECK(tensor.device().is_cpu(), op, ": the ", backend_name(), " backend takes CPU tensors, got one on ",
+              tensor.device());
+}
+
+void ProcessGroup::all_reduce_tensor(const Tensor& tensor, ReduceOp op) {
+  reduce_in_place(tensor.data_ptr(), static_cast<size_t>(tensor.numel()), tensor.dtype(), op);
+}
+
+void ProcessGroup::all_gather_tensors(const std::vector<Tensor>& outputs, const Tensor& input) {
+  const size_t bytes = input.nbytes();
+  std::vector<uint8_t> flat(bytes * outputs.size());
+  do_all_gather(input.data_ptr(), flat.data(), bytes);
+  for (size_t r = 0; r < outputs.size(); ++r) std::memcpy(outputs[r].data_ptr(), flat.data() + r * bytes, bytes);
+}
+
+void ProcessGroup::copy_bytes(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+
 void ProcessGroup::reduce_in_place(void* data, size_t count, DType dtype, ReduceOp op) {
   const ReduceOp engine_op = op == ReduceOp::AVG ? ReduceOp::SUM : op;
   if (reduction_dtype(dtype) != dtype) {
@@ -171,19 +192,19 @@ void ProcessGroup::reduce_in_place(void* data, size_t count, DType dtype, Reduce
 }
 
 std::shared_ptr<Work> ProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
-  check_tensor(tensor, "all_reduce", true);
+  check_layout(tensor, "all_reduce", true);
+  check_device(tensor, "all_reduce");
   EMBER_CHECK(op != ReduceOp::AVG || tensor.is_floating_point(), "all_reduce: avg needs a floating-point tensor, got ",
               tensor.dtype());
   Collective c = describe("all_reduce", kAllReduce, tensor);
   c.reduce = op;
   c.has_reduce = true;
-  return run_collective(c, [this, tensor, op] {
-    reduce_in_place(tensor.data_ptr(), static_cast<size_t>(tensor.numel()), tensor.dtype(), op);
-  });
+  return run_collective(c, [this, tensor, op] { all_reduce_tensor(tensor, op); });
 }
 
 std::shared_ptr<Work> ProcessGroup::broadcast(Tensor& tensor, int root) {
-  check_tensor(tensor, "broadcast");
+  check_layout(tensor, "broadcast");
+  check_device(tensor, "broadcast");
   EMBER_CHECK(root >= 0 && root < size_, "broadcast: root ", root, " is outside [0, ", size_, ")");
   Collective c = describe("broadcast", kBroadcast, tensor);
   c.root = root;
@@ -191,20 +212,18 @@ std::shared_ptr<Work> ProcessGroup::broadcast(Tensor& tensor, int root) {
 }
 
 std::shared_ptr<Work> ProcessGroup::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  check_tensor(input, "all_gather");
+  check_layout(input, "all_gather");
+  check_device(input, "all_gather");
   EMBER_CHECK(outputs.size() == static_cast<size_t>(size_), "all_gather: expected ", size_, " output tensors, got ",
               outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) check_like(outputs[i], input, "all_gather", "outputs", i);
-  return run_collective(describe("all_gather", kAllGather, input), [this, outputs, input] {
-    const size_t bytes = input.nbytes();
-    std::vector<uint8_t> flat(bytes * outputs.size());
-    do_all_gather(input.data_ptr(), flat.data(), bytes);
-    for (size_t r = 0; r < outputs.size(); ++r) std::memcpy(outputs[r].data_ptr(), flat.data() + r * bytes, bytes);
-  });
+  return run_collective(describe("all_gather", kAllGather, input),
+                        [this, outputs, input] { all_gather_tensors(outputs, input); });
 }
 
 std::shared_ptr<Work> ProcessGroup::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
-  check_tensor(output, "reduce_scatter", true);
+  check_layout(output, "reduce_scatter", true);
+  check_device(output, "reduce_scatter");
   EMBER_CHECK(op != ReduceOp::AVG || output.is_floating_point(),
               "reduce_scatter: avg needs a floating-point tensor, got ", output.dtype());
   EMBER_CHECK(inputs.size() == static_cast<size_t>(size_), "reduce_scatter: expected ", size_,
@@ -213,12 +232,15 @@ std::shared_ptr<Work> ProcessGroup::reduce_scatter(Tensor& output, const std::ve
   Collective c = describe("reduce_scatter", kReduceScatter, output);
   c.reduce = op;
   c.has_reduce = true;
-  return run_collective(c, [this, output, inputs, op] {
+  // An all-reduce of the concatenated inputs; this rank keeps its slice.
+  TensorList parts;
+  for (const Tensor& in : inputs) parts.push_back(in.reshape({-1}));
+  const Tensor flat = cat(parts);
+  return run_collective(c, [this, output, flat, op] {
+    all_reduce_tensor(flat, op);
     const size_t bytes = output.nbytes();
-    std::vector<uint8_t> flat(bytes * inputs.size());
-    for (size_t r = 0; r < inputs.size(); ++r) std::memcpy(flat.data() + r * bytes, inputs[r].data_ptr(), bytes);
-    reduce_in_place(flat.data(), static_cast<size_t>(output.numel()) * inputs.size(), output.dtype(), op);
-    std::memcpy(output.data_ptr(), flat.data() + static_cast<size_t>(rank_) * bytes, bytes);
+    copy_bytes(output.data_ptr(), static_cast<const uint8_t*>(flat.data_ptr()) + static_cast<size_t>(rank_) * bytes,
+               bytes);
   });
 }
 
@@ -248,7 +270,8 @@ std::shared_ptr<Work> ProcessGroup::run_point_to_point(std::string description, 
 }
 
 std::shared_ptr<Work> ProcessGroup::send(const Tensor& tensor, int dst, int tag) {
-  check_tensor(tensor, "send");
+  check_layout(tensor, "send");
+  check_device(tensor, "send");
   EMBER_CHECK(dst >= 0 && dst < size_ && dst != rank_, "send: destination ", dst, " must be another rank in [0, ",
               size_, ") (this is rank ", rank_, ")");
   EMBER_CHECK(tag >= 0, "send: the tag must be >= 0, got ", tag);
@@ -258,7 +281,8 @@ std::shared_ptr<Work> ProcessGroup::send(const Tensor& tensor, int dst, int tag)
 }
 
 std::shared_ptr<Work> ProcessGroup::recv(Tensor& tensor, int src, int tag) {
-  check_tensor(tensor, "recv");
+  check_layout(tensor, "recv");
+  check_device(tensor, "recv");
   EMBER_CHECK(src >= 0 && src < size_ && src != rank_, "recv: source ", src, " must be another rank in [0, ", size_,
               ") (this is rank ", rank_, ")");
   EMBER_CHECK(tag >= 0, "recv: the tag must be >= 0, got ", tag);

@@ -1,5 +1,6 @@
 // jit::load: a graph archive to a GraphModule, treating the file as
 // untrusted (Note [Graph archive format]).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -206,6 +207,31 @@ class GraphLoader {
     }
   }
 
+  // The output rank a fused program gives for its inputs: their broadcast
+  // rank, none (or all, with keepdim) for a full reduction, one less (or the
+  // same, with keepdim) for a last-dim reduction, which needs a dim.
+  void fused_output(const Node& n, const std::string& where) {
+    const auto& expr = std::get<std::string>(n.args.at(1).constant.payload());
+    const fused::FusedProgram p = fused::FusedProgram::parse(expr, n.args.at(0).values.size(), "_fused_elementwise");
+    size_t rank = 0;
+    for (const Value* v : n.args[0].values) {
+      if (v == nullptr) r_.fail(where, "_fused_elementwise has an undefined input");
+      rank = std::max(rank, v->shape.size());
+    }
+    size_t want = rank;
+    const bool keepdim = p.reduces() && p.code.back().keepdim;
+    if (p.reduces_rows()) {
+      if (rank == 0) r_.fail(where, "_fused_elementwise '" + expr + "' reduces the last dim, but its inputs are 0-d");
+      want = keepdim ? rank : rank - 1;
+    } else if (p.reduces()) {
+      want = keepdim ? rank : 0;
+    }
+    const size_t got = n.outputs.at(0)->shape.size();
+    if (got != want)
+      r_.fail(where, "_fused_elementwise '" + expr + "' over inputs of rank " + std::to_string(rank) + " gives rank " +
+                         std::to_string(want) + ", the node's output has rank " + std::to_string(got));
+  }
+
   void node(const json& n, size_t index) {
     const std::string where = "node " + std::to_string(index);
     const std::string name = r_.string(r_.field(n, "op", where), where + " op");
@@ -242,6 +268,7 @@ class GraphLoader {
       v->defined = r_.boolean(r_.field(outs[k], "defined", w), w);
       define(r_.field(outs[k], "id", w), v, w);
     }
+    if (op == &op::_fused_elementwise.entry()) fused_output(*node, where);
   }
 
  private:

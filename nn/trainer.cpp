@@ -7,6 +7,7 @@
 
 #include "ember/amp.h"
 #include "ember/autograd.h"
+#include "ember/data/distributed_sampler.h"
 #include "ember/error.h"
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/utils.h"
@@ -37,6 +38,11 @@ struct RunningMetrics {
     if (samples == 0) return {};
     const double n = static_cast<double>(samples);
     return {loss_sum / n, correct / n, samples};
+  }
+  // The sums as doubles, and back (sample counts stay far below 2^53).
+  std::vector<double> sums() const { return {loss_sum, correct, static_cast<double>(samples)}; }
+  static RunningMetrics of(const std::vector<double>& sums) {
+    return {sums[0], sums[1], static_cast<int64_t>(sums[2])};
   }
 };
 
@@ -82,15 +88,23 @@ FitResult Trainer::fit(const TrainableModel& model, optim::Optimizer& optimizer,
   scheduler_ = scheduler;
   train_loader_ = &train_loader;
   stop_requested_ = false;
+  stop_agreed_ = false;
   epochs_completed_ = 0;
   step_ = 0;
+  ddp_.reset();
+  group_ = options_.ddp ? options_.ddp->process_group()
+                        : (distributed::is_initialized() ? distributed::get_default_group() : nullptr);
   if (!options_.resume_from.empty()) resume(options_.resume_from);
+  if (group_) start_distributed(model);
 
   FitResult result;
   optimizer.zero_grad(options_.zero_grad_set_to_none);
   for (auto& callback : options_.callbacks) callback->on_train_start(*this);
-  for (int64_t epoch = epochs_completed_ + 1; epoch <= options_.epochs && !stop_requested_; ++epoch) {
+  agree_to_stop();
+  for (int64_t epoch = epochs_completed_ + 1; epoch <= options_.epochs && !stop_agreed_; ++epoch) {
     for (auto& callback : options_.callbacks) callback->on_epoch_start(*this, epoch);
+    if (auto* sampler = dynamic_cast<data::DistributedSampler*>(train_loader.options().sampler.get()))
+      sampler->set_epoch(static_cast<uint64_t>(epoch - 1));
     const auto start = std::chrono::steady_clock::now();
     const double wait_before = train_loader.wait_seconds();
     bool complete = false;
@@ -106,9 +120,11 @@ FitResult Trainer::fit(const TrainableModel& model, optim::Optimizer& optimizer,
     epochs_completed_ = epoch;
     result.history.push_back(metrics);
     for (auto& callback : options_.callbacks) callback->on_epoch_end(*this, metrics);
+    agree_to_stop();
   }
-  result.stopped = stop_requested_;
+  result.stopped = stop_agreed_;
   for (auto& callback : options_.callbacks) callback->on_train_end(*this, result);
+  if (!options_.ddp) ddp_.reset();  // its hooks go with it
   return result;
 }
 
@@ -119,6 +135,7 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
   const double wait_before = loader.wait_seconds();
   const int64_t k = options_.accumulate_grad_batches;
   RunningMetrics running;
+  RunningMetrics everyone;  // under DDP: all ranks' sums (else the same as running)
   BatchProgress progress;
   progress.epoch = epoch;
   progress.batches_per_epoch = static_cast<int64_t>(loader.size());
@@ -129,13 +146,22 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
   for (data::Example& batch : loader) {
     std::optional<profiler::Range> step_range;
     if (profiler::is_profiling()) step_range.emplace("ProfilerStep#" + std::to_string(step_));
+    const bool steps = pending + 1 == k || progress.batch + 1 == progress.batches_per_epoch;
     Tensor output, loss;
-    {
+    auto forward = [&] {
       amp::autocast mixed(options_.autocast.value_or(DType::BFloat16), options_.autocast.has_value());
       output = model.forward(batch.data);
       loss = compute_loss(output, batch.target);
+      return loss;
+    };
+    if (ddp_ && !steps) {
+      auto local = ddp_->no_sync();  // gradients accumulate here until the batch that steps
+      ddp_->forward(forward);
+      (loss / static_cast<double>(k)).backward();
+    } else {
+      ddp_ ? ddp_->forward(forward) : forward();
+      (k == 1 ? loss : loss / static_cast<double>(k)).backward();
     }
-    (k == 1 ? loss : loss / static_cast<double>(k)).backward();
     {
       NoGradGuard no_grad;
       running.add(output.detach(), batch.target, loss.detach(), options_.classification);
@@ -146,7 +172,17 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
     }
     step_range.reset();
     ++progress.batch;
-    const EvalResult so_far = running.result();
+    // Under DDP the progress is every rank's, and so is the decision to stop.
+    everyone = running;
+    if (group_) {
+      std::vector<double> sums = running.sums();
+      sums.push_back(stop_requested_ ? 1 : 0);
+      sum_across_ranks(sums);
+      stop_agreed_ = sums.back() > 0;
+      sums.pop_back();
+      everyone = RunningMetrics::of(sums);
+    }
+    const EvalResult so_far = everyone.result();
     progress.step = step_;
     progress.loss = so_far.loss;
     progress.accuracy = so_far.accuracy;
@@ -154,13 +190,15 @@ EvalResult Trainer::train_epoch(const TrainableModel& model, int64_t epoch, bool
     progress.seconds = seconds_since(start);
     progress.data_wait_seconds = loader.wait_seconds() - wait_before;
     for (auto& callback : options_.callbacks) callback->on_batch_end(*this, progress);
-    if (stop_requested_ && progress.batch < progress.batches_per_epoch) {
+    // A stop requested by these callbacks is agreed on after the next batch (or the epoch).
+    if (!group_) stop_agreed_ = stop_requested_;
+    if (stop_agreed_ && progress.batch < progress.batches_per_epoch) {
       complete = false;
       break;
     }
   }
   if (complete && pending > 0) optimizer_step();  // the epoch's last, shorter accumulation
-  return running.result();
+  return everyone.result();
 }
 
 void Trainer::optimizer_step() {
@@ -184,7 +222,10 @@ EvalResult Trainer::evaluate(const TrainableModel& model, data::DataLoader& load
     running.add(output, batch.target, compute_loss(output, batch.target), options_.classification);
   }
   model.module->train(was_training);
-  return running.result();
+  if (!group()) return running.result();
+  std::vector<double> sums = running.sums();
+  sum_across_ranks(sums);
+  return RunningMetrics::of(sums).result();
 }
 
 TrainingCheckpoint Trainer::make_checkpoint() const {
@@ -201,7 +242,10 @@ TrainingCheckpoint Trainer::make_checkpoint() const {
   return checkpoint;
 }
 
-void Trainer::save_checkpoint(const std::string& path) const { save_training_checkpoint(make_checkpoint(), path); }
+void Trainer::save_checkpoint(const std::string& path) const {
+  if (is_main_process()) save_training_checkpoint(make_checkpoint(), path);
+  if (group_) group_->barrier()->wait();  // the file is there for every rank once this returns
+}
 
 void Trainer::resume(const std::string& path) {
   const TrainingCheckpoint checkpoint = load_training_checkpoint(path);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <unistd.h>
@@ -90,13 +91,18 @@ CheckpointCallback::CheckpointCallback(std::string dir, std::string monitor, boo
     : dir_(std::move(dir)), monitor_(std::move(monitor)), maximize_(maximize) {}
 
 void CheckpointCallback::on_epoch_end(Trainer& trainer, const EpochMetrics& metrics) {
-  std::filesystem::create_directories(dir_);
-  const TrainingCheckpoint checkpoint = trainer.make_checkpoint();
-  save_training_checkpoint(checkpoint, (std::filesystem::path(dir_) / "last.ckpt").string());
+  // Every rank keeps track of the best value (they all see the same metrics); rank 0 writes.
+  const bool writes = trainer.is_main_process();
+  std::optional<TrainingCheckpoint> checkpoint;
+  if (writes) {
+    std::filesystem::create_directories(dir_);
+    checkpoint = trainer.make_checkpoint();
+    save_training_checkpoint(*checkpoint, (std::filesystem::path(dir_) / "last.ckpt").string());
+  }
   const double value = metrics.get(monitor_);
   if (improves(value, best_, maximize_, 0)) {
     best_ = value;
-    save_training_checkpoint(checkpoint, (std::filesystem::path(dir_) / "best.ckpt").string());
+    if (writes) save_training_checkpoint(*checkpoint, (std::filesystem::path(dir_) / "best.ckpt").string());
   }
 }
 
@@ -137,6 +143,7 @@ ProgressLogger::ProgressLogger(std::ostream& out, int64_t every_n_batches, bool 
 ProgressLogger::ProgressLogger() : ProgressLogger(std::cout, 20, ::isatty(STDOUT_FILENO) == 1) {}
 
 void ProgressLogger::on_batch_end(Trainer& trainer, const BatchProgress& p) {
+  if (!trainer.is_main_process()) return;
   if (p.resumed_after > 0 && p.batch == p.resumed_after + 1) {
     out_ << (terminal_ ? "\r" : "") << "epoch " << p.epoch << ": resumed after batch " << p.resumed_after << " of "
          << p.batches_per_epoch << "; this epoch's train metrics cover the batches from here on\n";
@@ -158,6 +165,7 @@ void ProgressLogger::on_batch_end(Trainer& trainer, const BatchProgress& p) {
 }
 
 void ProgressLogger::on_epoch_end(Trainer& trainer, const EpochMetrics& m) {
+  if (!trainer.is_main_process()) return;
   char line[256];
   int n = std::snprintf(line, sizeof line, "%sepoch %lld/%lld  train loss %.4f acc %.4f", terminal_ ? "\r" : "",
                         static_cast<long long>(m.epoch), static_cast<long long>(trainer.options().epochs),
@@ -177,6 +185,7 @@ void ProgressLogger::on_epoch_end(Trainer& trainer, const EpochMetrics& m) {
 MetricsLogger::MetricsLogger(std::string dir) : dir_(std::move(dir)) {}
 
 void MetricsLogger::on_train_start(Trainer& trainer) {
+  if (!trainer.is_main_process()) return;
   std::filesystem::create_directories(dir_);
   const std::filesystem::path csv = std::filesystem::path(dir_) / "metrics.csv";
   history_.clear();
@@ -191,7 +200,8 @@ void MetricsLogger::on_train_start(Trainer& trainer) {
   write_file(csv, text);
 }
 
-void MetricsLogger::on_epoch_end(Trainer& /*trainer*/, const EpochMetrics& metrics) {
+void MetricsLogger::on_epoch_end(Trainer& trainer, const EpochMetrics& metrics) {
+  if (!trainer.is_main_process()) return;
   history_.push_back(metrics);
   const std::filesystem::path dir(dir_);
   std::ofstream csv(dir / "metrics.csv", std::ios::app);

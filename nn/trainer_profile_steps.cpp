@@ -20,7 +20,7 @@ void ProfileSteps::finish(Trainer& trainer) {
   if (!profile_ || finished_) return;
   profile_->stop();
   finished_ = true;
-  if (!trace_path_.empty()) profile_->export_chrome_trace(trace_path_);
+  if (!trace_path_.empty() && trainer.is_main_process()) profile_->export_chrome_trace(trace_path_);
   if (request_stop_) trainer.request_stop();
 }
 

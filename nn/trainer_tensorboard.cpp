@@ -18,12 +18,14 @@ TensorBoardLogger::TensorBoardLogger(std::string log_dir, int64_t every_n_batche
 
 TensorBoardLogger::~TensorBoardLogger() = default;
 
-void TensorBoardLogger::on_train_start(Trainer&) {
-  writer_ = std::make_unique<SummaryWriter>(log_dir_);
+void TensorBoardLogger::on_train_start(Trainer& trainer) {
+  writer_.reset();
+  if (trainer.is_main_process()) writer_ = std::make_unique<SummaryWriter>(log_dir_);  // the other ranks write nothing
   epoch_ = 0;
 }
 
 void TensorBoardLogger::on_batch_end(Trainer& trainer, const BatchProgress& progress) {
+  if (!writer_) return;
   if (progress.epoch != epoch_) {
     epoch_ = progress.epoch;
     loss_sum_ = correct_ = seconds_ = 0;
@@ -49,6 +51,7 @@ void TensorBoardLogger::on_batch_end(Trainer& trainer, const BatchProgress& prog
 }
 
 void TensorBoardLogger::on_epoch_end(Trainer& trainer, const EpochMetrics& metrics) {
+  if (!writer_) return;
   const int64_t step = trainer.step();
   const bool classification = trainer.options().classification;
   writer_->add_scalar("epoch/train_loss", metrics.train.loss, step);

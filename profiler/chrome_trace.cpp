@@ -3,6 +3,9 @@
 // microseconds with at most three decimals, so nanosecond nesting survives exactly.
 #include <unistd.h>
 
+#include <cmath>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "profiler/profile_result.h"
@@ -39,6 +42,25 @@ json event_json(const Event& e, int64_t pid) {
           {"dur", micros(e.duration_ns())}, {"args", std::move(args)}};
 }
 
+// The CUDA track of an op timed on a device: a process per device ("cuda:0")
+// with a thread per stream ("cuda stream 0"). Its pid lies above any Linux
+// pid (at most 2^22), so it never meets a host process's.
+constexpr int64_t kCudaPidBase = int64_t{1} << 30;
+
+int64_t nanos(double us) { return std::llround(us * 1000.0); }
+
+json device_event_json(const Event& e) {
+  json args = {{"id", e.id}, {"Device", e.device.str()}, {"Self CUDA time us", e.self_device_time_us}};
+  return {{"ph", "X"},
+          {"cat", "cuda_op"},
+          {"name", e.name},
+          {"pid", kCudaPidBase + e.device.index},
+          {"tid", e.device_stream},
+          {"ts", micros(nanos(e.device_start_us))},
+          {"dur", micros(nanos(e.device_time_us))},
+          {"args", std::move(args)}};
+}
+
 }  // namespace
 
 std::string Profile::chrome_trace_json() const {
@@ -49,9 +71,22 @@ std::string Profile::chrome_trace_json() const {
   for (const auto& [tid, name] : result_->thread_names)
     trace.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
   std::map<uint64_t, const Event*> by_id;
+  std::set<std::pair<int, int>> device_tracks;  // (device, stream)
   for (const Event& e : result_->events) {
     trace.push_back(event_json(e, pid));
     by_id[e.id] = &e;
+    if (e.device_stream >= 0) {
+      trace.push_back(device_event_json(e));
+      device_tracks.emplace(e.device.index, e.device_stream);
+    }
+  }
+  std::set<int> devices;
+  for (const auto& [device, stream] : device_tracks) {
+    if (devices.insert(device).second)
+      trace.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", kCudaPidBase + device}, {"tid", 0},
+                       {"args", {{"name", Device::cuda(device).str()}}}});
+    trace.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", kCudaPidBase + device}, {"tid", stream},
+                     {"args", {{"name", "cuda stream " + std::to_string(stream)}}}});
   }
   // An arrow from each op to the backward node it recorded.
   for (const Event& e : result_->events) {
@@ -71,6 +106,10 @@ std::string Profile::chrome_trace_json() const {
   if (options_.profile_memory) {
     doc["peakAllocatedBytes"] = result_->memory.peak_allocated_bytes;
     doc["peakOp"] = result_->memory.peak_op;
+    for (const MemoryPeak& p : result_->memory.peaks) {
+      if (!p.device.is_cuda()) continue;
+      doc["devicePeaks"][p.device.str()] = {{"allocatedBytes", p.allocated_bytes}, {"op", p.op}};
+    }
   }
   return doc.dump();
 }

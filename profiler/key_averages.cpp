@@ -42,9 +42,9 @@ std::string format_memory(int64_t bytes) {
   return buf;
 }
 
-std::string format_percent(int64_t part, int64_t whole) {
+std::string format_percent(double part, double whole) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  std::snprintf(buf, sizeof buf, "%.2f%%", whole > 0 ? 100.0 * part / whole : 0.0);
   return buf;
 }
 
@@ -56,20 +56,25 @@ double sort_value(const KeyAverage& r, const std::string& by) {
   if (by == "count") return static_cast<double>(r.count);
   if (by == "self_cpu_memory_usage") return static_cast<double>(r.self_memory_bytes);
   if (by == "cpu_memory_usage") return static_cast<double>(r.memory_bytes);
+  if (by == "self_cuda_time" || by == "self_cuda_time_total") return r.self_device_time_us;
+  if (by == "cuda_time_total") return r.device_time_total_us;
+  if (by == "cuda_time") return r.device_average_us();
   EMBER_FAIL("profiler: key_averages().table: unknown sort_by '", by,
              "' (expected self_cpu_time, self_cpu_time_total, cpu_time_total, cpu_time, count, "
-             "self_cpu_memory_usage or cpu_memory_usage)");
+             "self_cpu_memory_usage, cpu_memory_usage, self_cuda_time, self_cuda_time_total, cuda_time_total "
+             "or cuda_time)");
 }
 
 }  // namespace
 
-KeyAverages::KeyAverages(std::vector<KeyAverage> rows, bool with_shapes, bool with_memory)
-    : rows_(std::move(rows)), with_shapes_(with_shapes), with_memory_(with_memory) {}
+KeyAverages::KeyAverages(std::vector<KeyAverage> rows, bool with_shapes, bool with_memory, bool with_device)
+    : rows_(std::move(rows)), with_shapes_(with_shapes), with_memory_(with_memory), with_device_(with_device) {}
 
 KeyAverages Profile::key_averages(bool group_by_input_shape) const {
   check_stopped("key_averages");
   std::vector<KeyAverage> rows;
   std::map<std::pair<std::string, std::string>, size_t> index;  // (name, shapes) -> row
+  bool with_device = false;
   for (const Event& e : result_->events) {
     std::string shapes = group_by_input_shape ? shapes_text(e) : std::string();
     auto [it, added] = index.try_emplace({e.name, shapes}, rows.size());
@@ -85,8 +90,14 @@ KeyAverages Profile::key_averages(bool group_by_input_shape) const {
     r.total_ns += e.duration_ns();
     r.self_memory_bytes += e.self_allocated_bytes - e.self_freed_bytes;
     r.memory_bytes += e.allocated_bytes - e.freed_bytes;
+    if (e.device_stream >= 0) {
+      with_device = true;
+      ++r.device_count;
+      r.self_device_time_us += e.self_device_time_us;
+      r.device_time_total_us += e.device_time_us;
+    }
   }
-  return KeyAverages(std::move(rows), group_by_input_shape, options_.profile_memory);
+  return KeyAverages(std::move(rows), group_by_input_shape, options_.profile_memory, with_device);
 }
 
 std::string KeyAverages::table(const TableOptions& options) const {
@@ -99,7 +110,11 @@ std::string KeyAverages::table(const TableOptions& options) const {
   if (options.row_limit >= 0 && order.size() > static_cast<size_t>(options.row_limit)) order.resize(options.row_limit);
 
   int64_t self_total = 0;
-  for (const KeyAverage& r : rows_) self_total += r.self_ns;
+  double self_device_total = 0;
+  for (const KeyAverage& r : rows_) {
+    self_total += r.self_ns;
+    self_device_total += r.self_device_time_us;
+  }
 
   constexpr size_t kMaxName = 55;
   size_t name_width = 4;
@@ -109,6 +124,7 @@ std::string KeyAverages::table(const TableOptions& options) const {
     for (const KeyAverage* r : order) shapes_width = std::max(shapes_width, std::min<size_t>(r->input_shapes.size(), 80));
 
   std::vector<std::string> headers = {"Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"};
+  if (with_device_) headers.insert(headers.end(), {"Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"});
   if (with_memory_) headers.insert(headers.end(), {"CPU Mem", "Self CPU Mem"});
   headers.push_back("# of Calls");
   constexpr int kColumn = 12;
@@ -134,11 +150,17 @@ std::string KeyAverages::table(const TableOptions& options) const {
   for (const KeyAverage* r : order) {
     const std::string name = clip(r->name, name_width);
     os << name << std::string(name_width - name.size(), ' ');
-    cell(format_percent(r->self_ns, self_total));
+    cell(format_percent(static_cast<double>(r->self_ns), static_cast<double>(self_total)));
     cell(format_time(static_cast<double>(r->self_ns)));
-    cell(format_percent(r->total_ns, self_total));
+    cell(format_percent(static_cast<double>(r->total_ns), static_cast<double>(self_total)));
     cell(format_time(static_cast<double>(r->total_ns)));
     cell(format_time(r->average_ns()));
+    if (with_device_) {
+      cell(format_time(r->self_device_time_us * 1e3));
+      cell(format_percent(r->self_device_time_us, self_device_total));
+      cell(format_time(r->device_time_total_us * 1e3));
+      cell(format_time(r->device_average_us() * 1e3));
+    }
     if (with_memory_) {
       cell(format_memory(r->memory_bytes));
       cell(format_memory(r->self_memory_bytes));
@@ -149,6 +171,7 @@ std::string KeyAverages::table(const TableOptions& options) const {
   }
   rule();
   os << "Self CPU time total: " << format_time(static_cast<double>(self_total)) << "\n";
+  if (with_device_) os << "Self CUDA time total: " << format_time(self_device_total * 1e3) << "\n";
   return os.str();
 }
 

@@ -44,6 +44,18 @@ Device first_device(const Stack& stack) {
   return Device::cpu();
 }
 
+// The device of the first CUDA tensor argument (a copy to the host has its
+// CPU destination first), or the CPU.
+Device cuda_device(const Stack& stack) {
+  for (const IValue& v : stack) {
+    if (v.is_tensor() && v.tensor().defined() && v.tensor().is_cuda()) return v.tensor().device();
+    if (v.is_tensor_list())
+      for (const Tensor& t : v.tensor_list())
+        if (t.defined() && t.is_cuda()) return t.device();
+  }
+  return Device::cpu();
+}
+
 // The sequence number of the backward node this call recorded (one created
 // at or after `first`), or -1.
 int64_t recorded_node(const Stack& results, uint64_t first) {
@@ -79,7 +91,7 @@ class OpEvent {
     for (const IValue& v : results) {
       if (!v.is_tensor() || !v.tensor().defined()) continue;
       const Tensor& t = v.tensor();
-      detail::annotate_allocation(t.impl()->storage()->data(), t.sizes().vec(), dtype_name(t.dtype()));
+      detail::annotate_allocation(t.device(), t.impl()->storage()->data(), t.sizes().vec(), dtype_name(t.dtype()));
     }
   }
 
@@ -97,6 +109,7 @@ void profiler_kernel(const OpEntry& op, DispatchKeySet keys, Stack& stack) {
   }
   const int64_t start = buffer->now_ns();
   size_t index = 0;
+  const Device device = first_device(stack);
   {
     std::lock_guard<std::mutex> lock(buffer->mutex);
     if (buffer->closed) {
@@ -104,7 +117,7 @@ void profiler_kernel(const OpEntry& op, DispatchKeySet keys, Stack& stack) {
     } else {
       index = buffer->begin_locked(op.name(), EventKind::Op, start);
       Event& e = buffer->events[index];
-      e.device = first_device(stack);
+      e.device = device;
       if (buffer->options.record_shapes)
         for (const IValue& v : stack) add_shape(e, v);
     }
@@ -114,8 +127,12 @@ void profiler_kernel(const OpEntry& op, DispatchKeySet keys, Stack& stack) {
     return;
   }
   OpEvent event(*buffer, index);
+  const Device timed_on = cuda_device(stack);
+  const bool timed = timed_on.is_cuda();
+  const size_t timing = timed ? detail::begin_device_timing(*buffer, index, timed_on.index) : 0;
   const uint64_t first_node = autograd::next_node_sequence_nr();
   Dispatcher::call_boxed(op, below, stack);
+  if (timed) detail::end_device_timing(*buffer, timing);
   event.close(recorded_node(stack, first_node), &stack);
 }
 

@@ -1,6 +1,7 @@
 // ember::profiler::Profile: start, stop, and the merged result.
 #include <unistd.h>
 
+#include <iostream>
 #include <unordered_map>
 
 #include "core/dispatcher.h"
@@ -49,18 +50,25 @@ Profile::Profile(ProfileOptions options, bool start_now) : options_(options) {
 
 Profile::~Profile() {
   if (!running_) return;
-  if (owner_thread_ == detail::os_thread_id()) {
-    stop();
-    return;
+  try {
+    if (owner_thread_ == detail::os_thread_id()) {
+      stop();
+      return;
+    }
+    // Destroyed on another thread: end the session; the starting thread's key
+    // stays on, which costs it a pass through the profiler's kernel per op.
+    if (options_.profile_memory) detail::stop_memory_tracking();
+    detail::SessionResult session = detail::stop_session();
+    detail::resolve_device_timing(session);  // gives the CUDA events back to the pool
+  } catch (const std::exception& e) {
+    // A destructor must not throw: only reading the CUDA times can fail here (a failed device).
+    std::cerr << "ember: profiler: stopping the profile: " << e.what() << "\n";
   }
-  // Destroyed on another thread: end the session; the starting thread's key
-  // stays on, which costs it a pass through the profiler's kernel per op.
-  if (options_.profile_memory) detail::stop_memory_tracking();
-  detail::stop_session();
 }
 
 void Profile::start() {
   EMBER_CHECK(!running_, "profiler::Profile::start: this profile is already running");
+  detail::start_device_timing();
   detail::start_session(options_, name_of_this_thread());
   result_.reset();
   running_ = true;
@@ -84,6 +92,7 @@ void Profile::stop() {
     LocalDispatchKeys& keys = local_dispatch_keys();
     keys.included = keys.included.remove(DispatchKey::Profiler);
   }
+  detail::resolve_device_timing(session);
   merge(session, *result);
   result_ = std::move(result);
 }

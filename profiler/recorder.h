@@ -16,11 +16,21 @@
 #include <string_view>
 #include <vector>
 
+#include "ember/cuda.h"
 #include "ember/profiler.h"
 
 namespace ember::profiler::detail {
 
 using Clock = std::chrono::steady_clock;
+
+// The CUDA events around one op on a CUDA device (device_timing.cpp).
+struct DeviceTiming {
+  size_t event = 0;  // its index in the buffer
+  int device = 0;
+  void* stream = nullptr;  // the cudaStream_t both were recorded on
+  cuda::Event start{true}, end{true};
+  bool ended = false;  // false: the op threw, and the pair is dropped
+};
 
 struct ThreadBuffer {
   std::mutex mutex;
@@ -35,6 +45,7 @@ struct ThreadBuffer {
   // came from a nested op (a dispatched op called inside a kernel) leaves
   // the link to that inner op.
   int64_t last_claimed_node = -1;
+  std::vector<DeviceTiming> device_timings;  // in the order the ops started
 
   int64_t now_ns() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - origin).count();
@@ -68,10 +79,22 @@ bool join_session(std::string_view name);
 
 uint64_t os_thread_id();
 
+// CUDA time (device_timing.cpp). Starting a session waits for the devices, so
+// that the reference events recorded during it meet empty queues.
+void start_device_timing();
+// Records the start event of buffer event `index` (an op on CUDA `device`) on
+// the device's current stream; returns the slot for end_device_timing.
+size_t begin_device_timing(ThreadBuffer& buffer, size_t index, int device);
+void end_device_timing(ThreadBuffer& buffer, size_t slot);
+// After stop_session: one wait for the devices, then each timed event's
+// device_time_us, self_device_time_us, device_start_us and device_stream;
+// the events go back to the pool.
+void resolve_device_timing(SessionResult& session);
+
 // Memory (memory_tracker.cpp).
 void start_memory_tracking(Clock::time_point origin);
 MemoryProfile stop_memory_tracking();
 // Gives the live block at `data` (an op output's storage) its shape and dtype.
-void annotate_allocation(const void* data, const std::vector<int64_t>& shape, std::string_view dtype);
+void annotate_allocation(Device device, const void* data, const std::vector<int64_t>& shape, std::string_view dtype);
 
 }  // namespace ember::profiler::detail

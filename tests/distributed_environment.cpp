@@ -83,12 +83,24 @@ TEST(DistributedEnvironment, MissingAndContradictoryValuesAreNamed) {
             std::string::npos);
 }
 
+#ifndef EMBER_WITH_CUDA
+TEST(DistributedInit, NcclInACpuBuildSaysSo) {
+  InitOptions o;
+  o.rank = 0;
+  o.world_size = 1;
+  o.backend = "nccl";
+  EXPECT_NE(error_of([&] { init_process_group(o); }).find("this ember was built without CUDA/NCCL"), std::string::npos);
+  EXPECT_FALSE(is_initialized());
+}
+#endif
+
 TEST(DistributedInit, BadOptionsAreNamed) {
   InitOptions o;
   o.rank = 0;
   o.world_size = 1;
   o.backend = "carrier-pigeon";
-  EXPECT_NE(error_of([&] { init_process_group(o); }).find("unknown backend 'carrier-pigeon' (expected gloo or mpi)"), std::string::npos);
+  EXPECT_NE(error_of([&] { init_process_group(o); }).find("unknown backend 'carrier-pigeon' (expected gloo, mpi or nccl)"),
+            std::string::npos);
   o.backend = "gloo";
   o.init_method = "smoke://signals";
   EXPECT_NE(error_of([&] { init_process_group(o); }).find("is not env://, tcp://host:port or file://path"),

@@ -111,6 +111,7 @@ const std::vector<OpInfo>& op_infos() {
     add_pooling3d_rows(r);
     add_rnn_rows(r);
     add_linalg_decomposition_rows(r);
+    add_linalg_factorization_rows(r);
     return r;
   }();
   return rows;

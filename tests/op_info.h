@@ -221,6 +221,7 @@ void add_padding_rows(std::vector<OpInfo>& rows);
 void add_pooling3d_rows(std::vector<OpInfo>& rows);
 void add_rnn_rows(std::vector<OpInfo>& rows);
 void add_linalg_decomposition_rows(std::vector<OpInfo>& rows);
+void add_linalg_factorization_rows(std::vector<OpInfo>& rows);
 const std::vector<OpInfo>& op_infos();
 const OpInfo* find_op_info(std::string_view name);
 

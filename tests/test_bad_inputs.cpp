@@ -115,6 +115,23 @@ TEST(ScalarConversion, IntegerToNegativeIntegerPowerRaises) {
   EXPECT_NEAR(values(tensor({2, 4}).pow(-1.0))[1], 0.25, 1e-7);
 }
 
+// Scalar::to<integer>() of a floating value that no int64 holds would be an
+// undefined cast; the public accessor raises instead.
+TEST(ScalarConversion, ToIntegerRaisesForValuesNoInt64Holds) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  for (double v : {kNaN, kInf, -kInf, 1e30, 0x1p63, -0x1p64}) {
+    EXPECT_EMBER_ERROR(Scalar(v).to<int64_t>(), "Scalar::to", "without overflow");
+    EXPECT_EMBER_ERROR(Scalar(v).to_int(), "Scalar::to");
+  }
+  EXPECT_EQ(Scalar(2.7).to<int64_t>(), 2);
+  EXPECT_EQ(Scalar(-2.7).to<int32_t>(), -2);
+  EXPECT_EQ(Scalar(-0x1p63).to<int64_t>(), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(Scalar(0x1p63 - 1024).to<int64_t>(), int64_t{0x7ffffffffffffc00});
+  EXPECT_TRUE(Scalar(kNaN).to<bool>());  // bool and floating targets take anything
+  EXPECT_TRUE(std::isnan(Scalar(kNaN).to<double>()));
+}
+
 // ---- device strings and indices ----
 
 TEST(DeviceParsing, AcceptsTheDocumentedForms) {

@@ -1,4 +1,4 @@
-// The CUDA source of fused programs (jit/fused_cuda_source.h) compiles with
+// The CUDA source of fused programs (core/fused_cuda_source.h) compiles with
 // NVRTC: every fused group of the demo models (none today) and of the fusion
 // tests' programs, and a program of every op. NVRTC needs no GPU; it is loaded at run time from the CUDA
 // toolkit (libnvrtc.so on the library path, or under $CUDA_HOME or
@@ -11,7 +11,7 @@
 
 #include "core/fused_program.h"
 #include "ember/jit.h"
-#include "jit/fused_cuda_source.h"
+#include "core/fused_cuda_source.h"
 #include "jit/graph.h"
 #include "test_jit_models.h"
 #include "test_util.h"
@@ -132,33 +132,43 @@ std::vector<FusedGroup> every_group() {
     groups.push_back({"every op", fused::FusedProgram::parse(all_ops, 3, "test"), dtype});
     groups.push_back({"sum", fused::FusedProgram::parse("t0=mul(i0, i1); t1=sum(t0)", 2, "test"), dtype});
     groups.push_back({"mean", fused::FusedProgram::parse("t0=exp(i0); t1=mean(t0, keepdim=1)", 1, "test"), dtype});
+    groups.push_back({"last-dim sum", fused::FusedProgram::parse("t0=mul(i0, i1); t1=sum(t0, dim=-1)", 2, "test"), dtype});
+    groups.push_back(
+        {"last-dim mean", fused::FusedProgram::parse("t0=exp(i0); t1=mean(t0, dim=-1, keepdim=1)", 1, "test"), dtype});
   }
   return groups;
 }
 
 TEST(FusedCudaSource, NamesTheKernelAndEveryInput) {
   const auto p = fused::FusedProgram::parse("t0=mul(i0, 2); t1=where(i1, t0, i2)", 3, "test");
-  const std::string src = jit::fused_cuda_source(p, kFloat32, "ember_fused_7");
+  const std::string src = fused::cuda_source(p, kFloat32, "ember_fused_7");
   EXPECT_NE(src.find("extern \"C\" __global__ void ember_fused_7("), std::string::npos) << src;
   EXPECT_NE(src.find("const bool* __restrict__ i1"), std::string::npos) << src;
   EXPECT_NE(src.find("typedef float T;"), std::string::npos) << src;
   EXPECT_NE(src.find("const T t1 = v1 ? t0 : v2;"), std::string::npos) << src;
   EXPECT_NE(src.find("out[idx] = t1;"), std::string::npos) << src;
-  EXPECT_NE(jit::fused_cuda_source(p, kFloat64, "k").find("typedef double T;"), std::string::npos);
-  EXPECT_EMBER_ERROR(jit::fused_cuda_source(p, kFloat16, "k"), "fused_cuda_source", "float16");
+  EXPECT_NE(fused::cuda_source(p, kFloat64, "k").find("typedef double T;"), std::string::npos);
+  EXPECT_EMBER_ERROR(fused::cuda_source(p, kFloat16, "k"), "fused::cuda_source", "float16");
   const auto mean = fused::FusedProgram::parse("t0=exp(i0); t1=mean(t0)", 1, "test");
-  EXPECT_NE(jit::fused_cuda_source(mean, kFloat32, "k").find("atomicAdd(out, t1 / (T)n);"), std::string::npos);
+  EXPECT_NE(fused::cuda_source(mean, kFloat32, "k").find("atomicAdd(out, t1 / (T)n);"), std::string::npos);
+  // A last-dim reduction: one block per row, a fixed tree, no atomics.
+  const auto rows = fused::FusedProgram::parse("t0=exp(i0); t1=mean(t0, dim=-1)", 1, "test");
+  const std::string row_src = fused::cuda_source(rows, kFloat32, "k");
+  EXPECT_NE(row_src.find("__shared__ double part[256];"), std::string::npos) << row_src;
+  EXPECT_NE(row_src.find("out[r] = (T)(part[0] / (double)row);"), std::string::npos) << row_src;
+  EXPECT_EQ(row_src.find("atomicAdd"), std::string::npos) << row_src;
 }
 
 TEST(FusedCudaSource, EveryFusedGroupCompilesWithNvrtc) {
   const std::vector<FusedGroup> groups = every_group();
   // 2 x (2 groups of the test program, 1 of the bench chain, every op, sum,
-  // mean); the demo models have none today (tests/test_jit_fusion.cpp says why).
-  EXPECT_GE(groups.size(), 12u);
+  // mean, last-dim sum and mean); the demo models have none today
+  // (tests/test_jit_fusion.cpp says why).
+  EXPECT_GE(groups.size(), 16u);
   Nvrtc nvrtc;
   if (!nvrtc.available()) GTEST_SKIP() << "NVRTC (libnvrtc.so) is not installed";
   for (size_t i = 0; i < groups.size(); ++i) {
-    const std::string src = jit::fused_cuda_source(groups[i].program, groups[i].dtype, "ember_fused_" + std::to_string(i));
+    const std::string src = fused::cuda_source(groups[i].program, groups[i].dtype, "ember_fused_" + std::to_string(i));
     const std::string error = nvrtc.compile(src);
     EXPECT_TRUE(error.empty()) << groups[i].where << " (" << groups[i].dtype << ")\n" << error << "\n" << src;
   }

@@ -188,6 +188,23 @@ TEST(ProfilerMemory, CountsBytesPerOpThePeakAndWhatStaysAlive) {
   EXPECT_NE(table.find("256.00 Kb"), std::string::npos) << table;
 }
 
+TEST(ProfilerTrace, ACpuOnlyProfileHasNoCudaColumnsOrTrack) {
+  prof::Profile p({.profile_memory = true});
+  Tensor t = ones({8, 8}).matmul(ones({8, 8})).sum();
+  p.stop();
+  for (const prof::Event& e : p.events()) {
+    EXPECT_EQ(e.device_stream, -1) << e.name;
+    EXPECT_EQ(e.device_time_us, 0.0) << e.name;
+  }
+  const std::string table = p.key_averages().table();
+  EXPECT_EQ(table.find("CUDA"), std::string::npos) << table;
+  const std::string trace = p.chrome_trace_json();
+  EXPECT_EQ(trace.find("cuda"), std::string::npos);
+  ASSERT_EQ(p.memory().peaks.size(), 1u);
+  EXPECT_TRUE(p.memory().peaks[0].device.is_cpu());
+  EXPECT_EQ(p.memory().peaks[0].allocated_bytes, p.memory().peak_allocated_bytes);
+}
+
 TEST(ProfilerMemory, NothingIsTrackedWithoutTheOption) {
   prof::Profile p;
   Tensor t = ones({1000}) * 3.0;

@@ -59,6 +59,7 @@ void register_cuda_copy_kernels();              // cuda_copy_ops.cpp
 void register_cuda_elementwise_kernels();       // cuda_elementwise_ops.cpp
 void register_cuda_reduce_kernels();            // cuda_reduce_ops.cpp
 void register_cuda_random_kernels();            // cuda_random_ops.cpp
+void register_cuda_fused_kernels();             // cuda_fused_ops.cpp
 void register_cuda_matmul_kernels();            // cuda_matmul_ops.cpp (blas.h)
 
 }  // namespace ember::cuda

@@ -59,6 +59,7 @@ void register_cuda_backend() {
   cuda::register_cuda_reduce_kernels();
   cuda::register_cuda_matmul_kernels();
   cuda::register_cuda_random_kernels();
+  cuda::register_cuda_fused_kernels();
 }
 #endif
 

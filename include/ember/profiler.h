@@ -22,6 +22,9 @@
 // engine, allocator, ranges) test one relaxed atomic.
 // Each thread records into its own buffer; stop() merges them. A thread that
 // runs ops for the profiled one (a DataLoader worker) joins with ThreadGuard.
+// An op on a CUDA device also records two CUDA events (from a pool) on its
+// device's current stream, around the call; stop() waits for the devices once
+// and reads the times between them (Event::device_time_us).
 #pragma once
 
 #include <atomic>
@@ -64,11 +67,22 @@ struct Event {
   // argument) and per other argument (empty shape, dtype "Scalar", "int", ...).
   std::vector<std::vector<int64_t>> input_shapes;
   std::vector<std::string> input_dtypes;
-  // profile_memory: bytes the allocator handed out and took back while this
-  // event was the innermost one on its thread, and with its children.
+  // profile_memory: bytes the CPU allocator handed out and took back while
+  // this event was the innermost one on its thread, and with its children
+  // (CUDA memory is in Profile::memory()).
   int64_t self_allocated_bytes = 0, self_freed_bytes = 0;
   int64_t allocated_bytes = 0, freed_bytes = 0;
   std::string stack;  // with_stack
+  // An op with a CUDA tensor argument (the first one's device: a copy to the
+  // host is timed on its source's): the time between CUDA events recorded on its
+  // stream before and after it (its kernels and its children's), in µs;
+  // self time leaves out its direct children's. device_stream is -1 for an
+  // event that was not timed, else the stream (0: the default stream, 1, 2,
+  // ... the others in order of first use); device_start_us places it on the
+  // device's timeline (µs since the profile started, through a reference
+  // event recorded when the device was first timed).
+  int device_stream = -1;
+  double device_time_us = 0, self_device_time_us = 0, device_start_us = 0;
 
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -92,12 +106,22 @@ struct LiveAllocation {
   std::string dtype;
 };
 
+// The highest point of one device's allocated bytes.
+struct MemoryPeak {
+  Device device;
+  int64_t allocated_bytes = 0;
+  int64_t time_ns = 0;
+  std::string op;  // innermost event at the peak ("" outside any, or before the first event)
+};
+
 struct MemoryProfile {
-  std::vector<MemorySample> timeline;  // in time order
-  int64_t peak_allocated_bytes = 0;    // the highest allocated_bytes of the timeline
+  std::vector<MemorySample> timeline;  // in time order, every device's samples
+  // The CPU's peak (the highest CPU allocated_bytes of the timeline).
+  int64_t peak_allocated_bytes = 0;
   int64_t peak_time_ns = 0;
-  std::string peak_op;                 // innermost event at the peak ("" outside any)
-  std::vector<LiveAllocation> still_alive;  // largest first
+  std::string peak_op;
+  std::vector<MemoryPeak> peaks;            // per device: the CPU first, then CUDA devices as they appear
+  std::vector<LiveAllocation> still_alive;  // every device's, largest first
 };
 
 // Events grouped by name (and input shapes, when asked for).
@@ -110,29 +134,37 @@ struct KeyAverage {
   int64_t total_ns = 0;     // children included (an event nested in one of the same name counts twice)
   int64_t self_memory_bytes = 0;  // allocated - freed, own
   int64_t memory_bytes = 0;       // allocated - freed, children included
+  double self_device_time_us = 0;   // CUDA time (Event::self_device_time_us, device_time_us)
+  double device_time_total_us = 0;
+  int64_t device_count = 0;         // calls that were timed on a device
+  double device_average_us() const { return device_count ? device_time_total_us / static_cast<double>(device_count) : 0; }
   double average_ns() const { return count ? static_cast<double>(total_ns) / static_cast<double>(count) : 0; }
 };
 
 struct TableOptions {
   // self_cpu_time (or self_cpu_time_total), cpu_time_total, cpu_time (the
-  // average), count, self_cpu_memory_usage, cpu_memory_usage; largest first.
+  // average), count, self_cpu_memory_usage, cpu_memory_usage, self_cuda_time
+  // (or self_cuda_time_total), cuda_time_total, cuda_time (the average);
+  // largest first.
   std::string sort_by = "self_cpu_time";
   int64_t row_limit = 100;  // a negative limit prints every row
 };
 
 class KeyAverages {
  public:
-  KeyAverages(std::vector<KeyAverage> rows, bool with_shapes, bool with_memory);
+  KeyAverages(std::vector<KeyAverage> rows, bool with_shapes, bool with_memory, bool with_device = false);
   const std::vector<KeyAverage>& rows() const { return rows_; }
   // PyTorch's table: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU
-  // time avg, (CPU Mem, Self CPU Mem,) # of Calls(, Input Shapes); the
-  // percentages are of the sum of all self times. An unknown sort_by is an
-  // ember::Error listing the known ones.
+  // time avg, (Self CUDA, Self CUDA %, CUDA total, CUDA time avg,) (CPU Mem,
+  // Self CPU Mem,) # of Calls(, Input Shapes); the CUDA columns appear when
+  // an op was timed on a CUDA device. Percentages are of the sum of all self
+  // times (CPU or CUDA). An unknown sort_by is an ember::Error listing the
+  // known ones.
   std::string table(const TableOptions& options = {}) const;
 
  private:
   std::vector<KeyAverage> rows_;
-  bool with_shapes_, with_memory_;
+  bool with_shapes_, with_memory_, with_device_;
 };
 
 class Profile {
@@ -156,7 +188,9 @@ class Profile {
   std::string thread_name(uint64_t thread) const;
   // Chrome's trace event format (Perfetto, chrome://tracing): an X event per
   // event, M events naming the process and threads, s/f flow events from an
-  // op to its backward node, C events for the memory timeline. Written
+  // op to its backward node, C events for the memory timeline, and an X
+  // event per CUDA-timed op on a "cuda stream N" track of a "cuda:D"
+  // process. Written
   // atomically: a reader sees the old file or the whole new one.
   void export_chrome_trace(const std::string& path) const;
   std::string chrome_trace_json() const;

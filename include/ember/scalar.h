@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ember/dtype.h"
+#include "ember/error.h"
 
 namespace ember {
 
@@ -33,11 +34,24 @@ class Scalar {
   bool is_integral() const { return kind_ == Kind::Int; }
   bool is_bool() const { return kind_ == Kind::Bool; }
 
+  // The value as a T: a plain cast (int64 300 -> uint8 gives 44), except that
+  // a floating value becomes an integer only when its truncation fits int64:
+  // NaN, ±inf or 1e30 -> int raises an ember::Error (the cast would be
+  // undefined). Ops that put a Scalar into a tensor check the target dtype's
+  // range first (core/scalar_convert.h).
   template <class T>
   T to() const {
     if (kind_ == Kind::Float) {
-      if constexpr (std::is_same_v<T, bool>) return d_ != 0.0;
-      else return static_cast<T>(static_cast<std::conditional_t<std::is_integral_v<T>, int64_t, double>>(d_));
+      if constexpr (std::is_same_v<T, bool>) {
+        return d_ != 0.0;
+      } else if constexpr (std::is_integral_v<T>) {
+        // -2^63 <= trunc(d) < 2^63; false for NaN.
+        EMBER_CHECK(d_ >= -0x1p63 && d_ < 0x1p63, "Scalar::to: ", d_,
+                    " cannot be converted to an integer without overflow");
+        return static_cast<T>(static_cast<int64_t>(d_));
+      } else {
+        return static_cast<T>(d_);
+      }
     }
     if constexpr (std::is_same_v<T, bool>) return i_ != 0;
     else return static_cast<T>(i_);

@@ -28,6 +28,22 @@
 // to n, bit for bit. A checkpoint taken inside an epoch (request_stop, Ctrl-C)
 // resumes with the next batch of that epoch; gradients accumulated but not yet
 // applied are lost, and that epoch's metrics cover only the batches after it.
+//
+// Note [Trainer under DDP]
+// With a process group initialised (or options.ddp given), fit() trains the
+// model under nn::parallel::DistributedDataParallel: every rank runs fit()
+// with the same options, and the training loader must take a
+// data::DistributedSampler (the Trainer sets its epoch at each epoch start).
+// Accumulated batches skip the gradient all-reduce (no_sync) until the batch
+// that steps. The metrics are sums all-reduced across ranks: one small
+// all-reduce per batch (which also carries request_stop, so all ranks stop
+// after the same batch) and one per evaluation, so every rank sees the same
+// numbers. Only rank 0 (is_main_process()) writes: the built-in callbacks
+// that write files or print do nothing on the other ranks, and
+// save_checkpoint writes on rank 0, then waits for all ranks (a barrier).
+// Resuming, every rank reads the same checkpoint: rank 0's state, which is
+// every rank's state (the sampler's epoch and the batch position are the
+// same on all ranks, and ranks that share the seed draw the same numbers).
 #pragma once
 
 #include <atomic>
@@ -42,6 +58,7 @@
 
 #include "ember/data/dataloader.h"
 #include "ember/nn/module.h"
+#include "ember/nn/parallel/distributed.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
 #include "ember/profiler.h"
@@ -140,6 +157,11 @@ struct TrainerOptions {
   std::map<std::string, std::string> info;
   // A checkpoint to continue from (see Note [Trainer steps and resume]).
   std::string resume_from;
+  // Distributed training (Note [Trainer under DDP]): a DistributedDataParallel
+  // of the model to train with; when null and a process group is initialised,
+  // fit() makes one over the default group with ddp_options.
+  std::shared_ptr<nn::parallel::DistributedDataParallel> ddp;
+  nn::parallel::DistributedDataParallelOptions ddp_options;
 };
 
 class Trainer {
@@ -158,7 +180,8 @@ class Trainer {
   }
 
   // Mean loss and accuracy over `loader`, in eval mode without grad; the
-  // module's training mode is restored afterwards.
+  // module's training mode is restored afterwards. Under a process group,
+  // every rank calls it and gets the mean over all ranks' batches.
   EvalResult evaluate(const TrainableModel& model, data::DataLoader& loader);
 
   // Ends fit() after the current batch. Safe to call from any thread.
@@ -167,7 +190,13 @@ class Trainer {
 
   // The state of the fit() in progress (or the last one), for callbacks.
   TrainingCheckpoint make_checkpoint() const;
+  // Under a process group every rank calls it: rank 0 writes, all wait for it.
   void save_checkpoint(const std::string& path) const;
+  // This process's rank and the number of ranks (0 and 1 without a process
+  // group); the main process (rank 0) is the one that writes files and logs.
+  int rank() const;
+  int world_size() const;
+  bool is_main_process() const { return rank() == 0; }
   int64_t epochs_completed() const { return epochs_completed_; }
   int64_t step() const { return step_; }
   const TrainerOptions& options() const { return options_; }
@@ -181,6 +210,12 @@ class Trainer {
   void optimizer_step();
   void resume(const std::string& path);
   Tensor compute_loss(const Tensor& output, const Tensor& target) const;
+  // trainer_distributed.cpp (Note [Trainer under DDP]).
+  std::shared_ptr<distributed::ProcessGroup> group() const;
+  void start_distributed(const TrainableModel& model);
+  void sum_across_ranks(std::vector<double>& values) const;
+  // Whether any rank asked to stop (every rank gets the same answer).
+  bool agree_to_stop();
 
   TrainerOptions options_;
   std::atomic<bool> stop_requested_{false};
@@ -192,6 +227,10 @@ class Trainer {
   optim::Optimizer* optimizer_ = nullptr;
   optim::LRScheduler* scheduler_ = nullptr;
   data::DataLoader* train_loader_ = nullptr;
+  // Under a process group (set by fit()): the group and the model's DDP.
+  std::shared_ptr<distributed::ProcessGroup> group_;
+  std::shared_ptr<nn::parallel::DistributedDataParallel> ddp_;
+  bool stop_agreed_ = false;  // a stop all ranks have agreed on
 };
 
 // ---- built-in callbacks ----

@@ -50,8 +50,13 @@ void fused_elementwise(NodeExport& e) {
       case fused::FusedOp::Minimum: e.b.add("Min", args, {out}); break;
       case fused::FusedOp::Where: e.b.add("Where", args, {out}); break;
       case fused::FusedOp::Sum:
-      case fused::FusedOp::Mean: {  // over every element: no axes
-        ::onnx::NodeProto& n = e.b.add(ins.op == fused::FusedOp::Sum ? "ReduceSum" : "ReduceMean", args, {out});
+      case fused::FusedOp::Mean: {  // over every element (no axes), or the last dim (axes [-1])
+        // Opset 17: ReduceSum takes its axes as an input, ReduceMean as an attribute.
+        const std::vector<int64_t> axes = ins.last_dim ? std::vector<int64_t>{-1} : std::vector<int64_t>{};
+        const bool sum = ins.op == fused::FusedOp::Sum;
+        if (sum && ins.last_dim) args.push_back(e.b.ints(axes));
+        ::onnx::NodeProto& n = e.b.add(sum ? "ReduceSum" : "ReduceMean", args, {out});
+        if (!sum && ins.last_dim) attr_ints(n, "axes", axes);
         attr_int(n, "keepdims", ins.keepdim ? 1 : 0);
         break;
       }

@@ -1,6 +1,7 @@
 // Elementwise fusion: chains and trees of elementwise ops become one
 // `_fused_elementwise` node whose program (core/fused_program.h) the CPU
-// kernel evaluates in one pass over memory.
+// kernel evaluates in one pass over memory (on CUDA: Note [Fused groups on
+// CUDA] in kernels/cuda/cuda_fused_ops.cpp).
 //
 // Note [Elementwise fusion]
 // Walking the graph from its end, each fusible node not yet in a group roots
@@ -14,13 +15,16 @@
 // root: the root node becomes the fused node (its output keeps its id, which
 // is how the self-check matches it) and the other members go.
 //
-// A sum or mean over every element (dim=[], no dtype) may root a group: the
-// group's elementwise producers are evaluated and added up in one pass, and
-// the reduction is the program's last instruction.
+// A sum or mean over every element (dim=[], no dtype) or over the last dim
+// (dim=[-1] or [rank - 1], keepdim or not) may root a group: the group's
+// elementwise producers are evaluated and added up in one pass, and the
+// reduction is the program's last instruction. As for every member, the
+// producers' outputs must have no reader outside the group.
 //
 // Fusible: an op of the fused table (add, sub, mul, div, maximum, minimum,
 // where, the unary math ops, relu, silu, gelu, leaky_relu, clamp), one
-// defined floating-point output on the CPU, every tensor argument of the
+// defined floating-point output on the CPU (or float32 / float64 on a CUDA
+// device, for an op with a CUDA kernel), every tensor argument of the
 // output's dtype and device (where's condition: bool), or a 0-dim constant,
 // which becomes a number in the program. Nodes with side effects and nodes
 // touching memory that an in-place node writes (alias.h) are never moved.
@@ -53,6 +57,23 @@ std::optional<double> number_attribute(const IValue& v) {
   return std::nullopt;
 }
 
+// A reduction's dim attribute: every element ([]), or the last dim of its
+// input ([-1] or [rank - 1], rank >= 1).
+bool reduces_all_or_last(const Node& n, const IValue::Payload& dim) {
+  const auto* dims = std::get_if<std::vector<int64_t>>(&dim);
+  if (dims == nullptr) return false;
+  if (dims->empty()) return true;
+  const Value* in = n.args.at(0).kind == Arg::Kind::Value ? n.args[0].value : nullptr;
+  const auto rank = in ? static_cast<int64_t>(in->shape.size()) : 0;
+  return dims->size() == 1 && rank >= 1 && ((*dims)[0] == -1 || (*dims)[0] == rank - 1);
+}
+
+// The dim attribute of a reduction the pass fuses: over the last dim?
+bool reduces_last_dim(const IValue& dim) {
+  const auto* dims = std::get_if<std::vector<int64_t>>(&dim.payload());
+  return dims != nullptr && !dims->empty();
+}
+
 // "" when `n` can be an instruction of a fused program, else why not.
 std::string why_not_fusible(const Node& n, const std::vector<char>& vol) {
   FusedOp op;
@@ -62,14 +83,24 @@ std::string why_not_fusible(const Node& n, const std::vector<char>& vol) {
   const Value& out = *n.outputs[0];
   if (!is_floating_point(out.dtype))
     return "its output is " + std::string(dtype_name(out.dtype)) + " (fused groups are floating-point)";
-  if (!out.device.is_cpu()) return "it runs on " + out.device.str() + " (fused kernels run on the cpu)";
+  if (out.device.is_cuda()) {
+    if (out.dtype != DType::Float32 && out.dtype != DType::Float64)
+      return "its output is " + std::string(dtype_name(out.dtype)) + " on " + out.device.str() +
+             " (fused groups on CUDA are float32 or float64)";
+    if (!op::_fused_elementwise.entry().backend_kernel(DispatchKey::CUDA, out.dtype).present())
+      return "this build has no CUDA kernel for fused groups";
+    // With gradients recorded a group runs as its unfused ops (jit/executor.cpp).
+    if (!n.op->backend_kernel(DispatchKey::CUDA, out.dtype).present()) return "it has no CUDA kernel";
+  } else if (!out.device.is_cpu()) {
+    return "it runs on " + out.device.str() + " (fused kernels run on the cpu and CUDA)";
+  }
   if (touches_volatile(n, vol)) return "it reads memory that an in-place op writes (aliasing)";
   if (fused::FusedProgram::is_reduction(op)) {
     for (size_t a = 0; a < n.args.size(); ++a) {
       const std::string& name = n.op->schema().args[a].name;
       const auto& c = n.args[a].constant.payload();
-      if (name == "dim" && !(std::holds_alternative<std::vector<int64_t>>(c) && std::get<std::vector<int64_t>>(c).empty()))
-        return "it reduces over some dims (only sums and means of every element fuse)";
+      if (name == "dim" && !reduces_all_or_last(n, c))
+        return "it reduces over some dims (only sums and means of every element or of the last dim fuse)";
       if (name == "dtype" && !n.args[a].constant.is_none()) return "it converts the dtype while it reduces";
     }
   }
@@ -239,6 +270,8 @@ class Fuser {
         else if (name == "min" && x) ins.lo = *x, ins.has_lo = true;
         else if (name == "max" && x) ins.hi = *x, ins.has_hi = true;
         else if (name == "keepdim") ins.keepdim = x.value_or(0.0) != 0.0;
+        else if (name == "dim" && fused::FusedProgram::is_reduction(ins.op))
+          ins.last_dim = reduces_last_dim(arg.constant);
         else if (name == "approximate")
           ins.tanh = std::get<std::string>(arg.constant.payload()) == "tanh";
       }

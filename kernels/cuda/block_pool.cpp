@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/allocation_observer.h"
 #include "ember/error.h"
 
 namespace ember::cuda {
@@ -96,7 +97,20 @@ DataPtr BlockPool::allocate(size_t nbytes, StreamHandle stream) {
   ++stats_.num_allocations;
   stats_.allocated_bytes += static_cast<int64_t>(block->size);
   stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+  observe(block, static_cast<int64_t>(block->size));
   return DataPtr(block->ptr, block, &BlockPool::free_deleter, device_);
+}
+
+void BlockPool::observe(const Block* block, int64_t bytes) const {
+  const ember::detail::AllocationObserver observer = ember::detail::allocation_observer();
+  if (!observer) return;
+  ember::detail::AllocationEvent event;
+  event.ptr = block->ptr;
+  event.bytes = bytes;
+  event.allocated_bytes = stats_.allocated_bytes;
+  event.reserved_bytes = stats_.reserved_bytes;
+  event.device = device_;
+  observer(event);
 }
 
 Block* BlockPool::new_segment(size_t size, StreamHandle stream, bool small) {
@@ -184,6 +198,7 @@ void BlockPool::free(Block* block) {
 // Returns an allocated block to its free set, merged with its free neighbours.
 void BlockPool::release(Block* block) {
   stats_.allocated_bytes -= static_cast<int64_t>(block->size);
+  observe(block, -static_cast<int64_t>(block->size));  // before merging: the block as it was handed out
   block->allocated = false;
   FreeBlocks& pool = free_blocks(block);
   if (Block* prev = block->prev; prev != nullptr && !prev->allocated) {  // prev absorbs block

@@ -135,6 +135,9 @@ class BlockPool {
   Block* new_segment(size_t size, StreamHandle stream, bool small);
   void split(Block* block, size_t size);
   void release(Block* block);
+  // Tells the memory profiler (core/allocation_observer.h) of `block` handed
+  // out (`bytes` > 0) or returned (< 0), with the totals after it.
+  void observe(const Block* block, int64_t bytes) const;
   void process_events();
   void release_cached_segments();
 

@@ -30,6 +30,9 @@
 //    Block record, which knows its pool.
 //  - out of memory: when cudaMalloc fails, the device's unused segments are
 //    freed and the call is tried once more before an error names the sizes.
+//  - profiling: a block handed out or returned (for a pending block: when its
+//    events complete) is reported to core/allocation_observer.h with the
+//    device, as the CPU allocator reports its blocks.
 //
 // Note [Pinned staging]
 // Copies between a CUDA tensor and ordinary (pageable) host memory go through

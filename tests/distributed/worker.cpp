@@ -175,6 +175,12 @@ int launched(bool rank1_fails) {
 int ddp_gradients();
 int ddp_unused();
 int ddp_killed_in_backward();
+// trainer_worker.cpp
+int trainer_resume();
+int trainer_needs_sampler();
+int trainer_elastic();
+// link_worker.cpp
+int link_cut();
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
@@ -192,6 +198,10 @@ int main(int argc, char** argv) {
     if (scenario == "ddp_gradients") return ddp_gradients();
     if (scenario == "ddp_unused") return ddp_unused();
     if (scenario == "ddp_killed") return ddp_killed_in_backward();
+    if (scenario == "trainer_resume") return trainer_resume();
+    if (scenario == "trainer_needs_sampler") return trainer_needs_sampler();
+    if (scenario == "trainer_elastic") return trainer_elastic();
+    if (scenario == "link_cut") return link_cut();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ERROR: %s\n", e.what());
     return 1;

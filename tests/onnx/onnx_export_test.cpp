@@ -201,7 +201,8 @@ TEST(OnnxExport, FusedGroups) {
     const Tensor &x = in[0], &y = in[1];
     const Tensor z = ((x * 2 + 1).relu() * y).exp();
     return std::vector<Tensor>{z, where(x > y, F::gelu(x, "tanh") - y * 0.5, F::leaky_relu(y, 0.2).clamp(-1, 2)),
-                               (x * y + 1).sum(), (x - y).abs().mean({}, /*keepdim=*/true)};
+                               (x * y + 1).sum(), (x - y).abs().mean({}, /*keepdim=*/true),
+                               (x * y - 1).exp().sum({-1}), (x + y).tanh().mean({1}, /*keepdim=*/true)};
   };
   auto inputs = [](int64_t n) { return std::vector<Tensor>{randn({n, 6}), randn({n, 6})}; };
   NoGradGuard no_grad;
@@ -211,8 +212,9 @@ TEST(OnnxExport, FusedGroups) {
   jit::optimize(graph, options);
   int fused = 0;
   for (const auto& node : graph.graph().nodes()) fused += node->name() == "_fused_elementwise" ? 1 : 0;
-  ASSERT_GE(fused, 3) << graph.graph_text();  // the two reductions end groups of their own
+  ASSERT_GE(fused, 5) << graph.graph_text();  // the four reductions end groups of their own
   EXPECT_NE(graph.graph_text().find("sum("), std::string::npos) << graph.graph_text();
+  EXPECT_NE(graph.graph_text().find("mean(t1, dim=-1, keepdim=1)"), std::string::npos) << graph.graph_text();
   expect_onnxruntime_matches(graph, inputs, fn, {4, 3});
 }
 

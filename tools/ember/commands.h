@@ -56,9 +56,13 @@ struct TrainCommand {
   bool dry_run = false;                // check the config, build the model, print, exit
   std::string profile_steps;           // --profile-steps FIRST:END (optimiser steps)
   std::string trace;                   // --trace FILE (default <output>/trace.json)
+  int nproc = 0;                       // --nproc N: train on N ranks (re-runs itself through `ember launch`)
+  std::string backend = "gloo";        // --backend gloo|mpi: the ranks' process group
 };
 
-// Trains a model as a YAML config says (docs/training.md).
+// Trains a model as a YAML config says (docs/training.md); in a launcher's
+// environment (WORLD_SIZE or mpirun's), as one rank of a distributed run
+// (docs/distributed.md, "ember train --nproc").
 int train(const TrainCommand& command);
 
 struct ExportCommand {
@@ -90,11 +94,33 @@ struct LaunchCommand {
   int node_rank = 0;
   std::string master_addr = "127.0.0.1";
   int master_port = 0;               // 0: a free port (one node), else required
+  int max_restarts = 0;              // restarts of all ranks after a failure (EMBER_RESTART_COUNT)
   std::vector<std::string> program;  // after `--`
 };
 
 // Starts the ranks of this node with the launcher environment contract
 // (docs/distributed.md); returns the first failing rank's exit code, or 0.
+// A failure restarts all ranks, up to max_restarts times.
 int launch(const LaunchCommand& command);
+
+struct BenchCommand {
+  std::vector<std::string> ops;  // --op (repeatable; default: all)
+  std::string dtype = "float32";
+  std::string device = "cpu";
+  std::string shapes;            // --shapes 256x256x256,8x3 (default: each op's list)
+  int threads = 0;               // 0: ember's default
+  int repetitions = 7;
+  double min_time = 0.02;        // seconds per repetition, at least
+  bool vs_torch = false;
+  std::string torch_plugin;      // --torch-plugin PATH
+  std::string json, svg, markdown;
+  bool machine = false;          // --machine: measure and print the limits only
+  std::string machine_file;      // --machine-file: limits from an earlier --machine --json
+  std::string update_doc, from;  // --update-doc FILE --from REPORT.json
+};
+
+// Times every kernel against the roofline and its reference kernel
+// (docs/profiling.md, "ember bench"). tools/ember/bench_command.cpp.
+int run_bench(const BenchCommand& command);
 
 }  // namespace ember::cli

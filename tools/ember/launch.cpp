@@ -1,9 +1,11 @@
 // `ember launch`: starts one process per rank of this node with the
 // launcher environment contract (RANK, WORLD_SIZE, LOCAL_RANK,
-// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), forwards SIGINT, SIGTERM and
-// SIGHUP to them, and when one rank fails stops the others (SIGTERM, then
-// SIGKILL after 5 s) and returns the failing rank's exit code (128 + signal
-// when a signal ended it).
+// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, EMBER_RESTART_COUNT), forwards
+// SIGINT, SIGTERM and SIGHUP to them, and when one rank fails stops the
+// others (SIGTERM, then SIGKILL after 5 s) and returns the failing rank's
+// exit code (128 + signal when a signal ended it). With --max-restarts K it
+// starts all ranks again instead, up to K times, on a fresh master port
+// (a new rendezvous); the program resumes from its last checkpoint.
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -24,6 +26,7 @@ namespace ember::cli {
 namespace {
 
 volatile sig_atomic_t g_signal = 0;
+bool g_signalled = false;  // a signal was passed on to the ranks
 
 void remember_signal(int sig) { g_signal = sig; }
 
@@ -105,6 +108,40 @@ void stop_all(std::vector<Rank>& ranks) {
     }
 }
 
+// Runs the ranks of this node once; returns the first failing rank's exit
+// code, or 0. `restart` counts the earlier runs (EMBER_RESTART_COUNT).
+int run_ranks(const LaunchCommand& c, int port, int restart) {
+  const int world = c.nnodes * c.nproc_per_node;
+  std::vector<Rank> ranks;
+  for (int local = 0; local < c.nproc_per_node; ++local) {
+    const int rank = c.node_rank * c.nproc_per_node + local;
+    const std::vector<std::string> env = {
+        "RANK=" + std::to_string(rank),           "WORLD_SIZE=" + std::to_string(world),
+        "LOCAL_RANK=" + std::to_string(local),    "LOCAL_WORLD_SIZE=" + std::to_string(c.nproc_per_node),
+        "MASTER_ADDR=" + c.master_addr,           "MASTER_PORT=" + std::to_string(port),
+        "EMBER_RESTART_COUNT=" + std::to_string(restart)};
+    ranks.push_back({rank, spawn(c.program, env)});
+  }
+  while (any_running(ranks)) {
+    if (g_signal != 0) {
+      const int sig = g_signal;
+      std::cerr << "ember launch: got signal " << sig << "; passing it to the ranks\n";
+      signal_all(ranks, sig);
+      g_signal = 0;
+      g_signalled = true;
+    }
+    if (Rank* failed = reap(ranks)) {
+      const int code = failed->code;
+      std::cerr << "ember launch: rank " << failed->rank << " (pid " << failed->pid << ") exited with code " << code
+                << "; stopping the other ranks\n";
+      stop_all(ranks);
+      return code;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int launch(const LaunchCommand& c) {
@@ -117,39 +154,19 @@ int launch(const LaunchCommand& c) {
               " every node needs the same --master-port");
   EMBER_CHECK(c.master_port >= 0 && c.master_port <= 65535, "launch: --master-port ", c.master_port,
               " is outside [0, 65535]");
-  const int port = c.master_port > 0 ? c.master_port : free_port();
-  const int world = c.nnodes * c.nproc_per_node;
+  EMBER_CHECK(c.max_restarts >= 0, "launch: --max-restarts must be >= 0, got ", c.max_restarts);
 
   struct sigaction sa {};
   sa.sa_handler = remember_signal;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 
-  std::vector<Rank> ranks;
-  for (int local = 0; local < c.nproc_per_node; ++local) {
-    const int rank = c.node_rank * c.nproc_per_node + local;
-    const std::vector<std::string> env = {
-        "RANK=" + std::to_string(rank),           "WORLD_SIZE=" + std::to_string(world),
-        "LOCAL_RANK=" + std::to_string(local),    "LOCAL_WORLD_SIZE=" + std::to_string(c.nproc_per_node),
-        "MASTER_ADDR=" + c.master_addr,           "MASTER_PORT=" + std::to_string(port)};
-    ranks.push_back({rank, spawn(c.program, env)});
+  for (int restart = 0;; ++restart) {
+    const int code = run_ranks(c, c.master_port > 0 ? c.master_port : free_port(), restart);
+    // A run the user stopped (a signal passed on) is not restarted.
+    if (code == 0 || g_signalled || restart == c.max_restarts) return code;
+    std::cerr << "ember launch: restarting all ranks (restart " << restart + 1 << " of at most " << c.max_restarts
+              << ")\n";
   }
-  while (any_running(ranks)) {
-    if (g_signal != 0) {
-      const int sig = g_signal;
-      std::cerr << "ember launch: got signal " << sig << "; passing it to the ranks\n";
-      signal_all(ranks, sig);
-      g_signal = 0;
-    }
-    if (Rank* failed = reap(ranks)) {
-      const int code = failed->code;
-      std::cerr << "ember launch: rank " << failed->rank << " (pid " << failed->pid << ") exited with code " << code
-                << "; stopping the other ranks\n";
-      stop_all(ranks);
-      return code;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return 0;
 }
 
 }  // namespace ember::cli

@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   train->add_option("--profile-steps", train_command.profile_steps,
                     "Profile optimiser steps FIRST:END (END excluded), e.g. 5:10");
   train->add_option("--trace", train_command.trace, "The Chrome trace of --profile-steps (default OUTPUT/trace.json)");
+  train->add_option("--nproc", train_command.nproc, "Train on N processes (ranks) of this machine (docs/distributed.md)");
+  train->add_option("--backend", train_command.backend, "The ranks' backend with --nproc: gloo (default) or mpi");
 
   ember::cli::ProfileCommand profile_command;
   CLI::App* profile = app.add_subcommand("profile", "Train a few steps of a config and profile them (docs/profiling.md)");
@@ -97,6 +99,8 @@ int main(int argc, char** argv) {
   launch->add_option("--node-rank", launch_command.node_rank, "This node's index");
   launch->add_option("--master-addr", launch_command.master_addr, "Where rank 0's store listens");
   launch->add_option("--master-port", launch_command.master_port, "Its port (default: a free one on one node)");
+  launch->add_option("--max-restarts", launch_command.max_restarts,
+                     "When a rank fails, restart all ranks up to K times (default 0)");
   launch->add_option("program", launch_command.program, "The program and its arguments, after --")->required();
 
   ember::cli::ExportCommand export_command;
@@ -108,6 +112,25 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   export_app->add_option("--checkpoint", export_command.checkpoint, "The weights, e.g. runs/x/best.ckpt");
   export_app->add_option("--output", export_command.output, "model.onnx or model.emb")->required();
+
+  ember::cli::BenchCommand bench_command;
+  CLI::App* bench = app.add_subcommand("bench", "Time every kernel against the roofline and its reference (docs/profiling.md)");
+  bench->add_option("--op", bench_command.ops, "An op to run (repeatable; default: all), e.g. mm")->allow_extra_args(false);
+  bench->add_option("--dtype", bench_command.dtype, "float32 (default), float64, bfloat16, float16");
+  bench->add_option("--device", bench_command.device, "cpu (default) or cuda");
+  bench->add_option("--shapes", bench_command.shapes, "Shapes instead of each op's list, e.g. 256x256x256,8x3");
+  bench->add_option("--threads", bench_command.threads, "Intra-op threads (default: ember's)");
+  bench->add_option("--repetitions", bench_command.repetitions, "Timed repetitions per case (default 7)");
+  bench->add_option("--min-time", bench_command.min_time, "Seconds each repetition runs at least (default 0.02)");
+  bench->add_flag("--vs-torch", bench_command.vs_torch, "Time libtorch on the same cases, interleaved");
+  bench->add_option("--torch-plugin", bench_command.torch_plugin, "The libtorch plugin (default: next to ember)");
+  bench->add_option("--json", bench_command.json, "Write the report (or with --machine, the limits) as JSON");
+  bench->add_option("--svg", bench_command.svg, "Write the roofline plot");
+  bench->add_option("--markdown", bench_command.markdown, "Write the table to a file too");
+  bench->add_flag("--machine", bench_command.machine, "Measure the FMA peak and memory bandwidth, print them");
+  bench->add_option("--machine-file", bench_command.machine_file, "Limits from an earlier --machine --json");
+  bench->add_option("--update-doc", bench_command.update_doc, "Rewrite this markdown file's ember bench section");
+  bench->add_option("--from", bench_command.from, "The --json report --update-doc reads");
 
   if (unknown_command(app, argc, argv)) return static_cast<int>(CLI::ExitCodes::ExtrasError);
   CLI11_PARSE(app, argc, argv);
@@ -123,6 +146,7 @@ int main(int argc, char** argv) {
     if (export_app->parsed()) return ember::cli::export_model(export_command);
     if (profile->parsed()) return ember::cli::profile(profile_command);
     if (launch->parsed()) return ember::cli::launch(launch_command);
+    if (bench->parsed()) return ember::cli::run_bench(bench_command);
   } catch (const ember::Error& e) {
     std::cerr << "ember: " << e.what() << "\n";
     return 1;

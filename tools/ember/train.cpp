@@ -1,7 +1,9 @@
 // `ember train`: builds the model, data, optimiser and schedule a config
 // names, then runs the Trainer (<ember/trainer.h>) with the progress line,
 // the metrics files and checkpoints. Ctrl-C stops after the current batch
-// and saves last.ckpt, from which --resume continues.
+// and saves last.ckpt, from which --resume continues. With --nproc N it runs
+// itself as N ranks (train_ranks.cpp); each rank trains under DDP, and only
+// rank 0 prints and writes.
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -11,6 +13,8 @@
 #include <optional>
 
 #include "ember/data.h"
+#include "ember/data/distributed_sampler.h"
+#include "ember/distributed/process_group.h"
 #include "ember/generator.h"
 #include "ember/nn/utils.h"
 #include "ember/optim.h"
@@ -21,6 +25,7 @@
 #include "tools/ember/export_model.h"
 #include "tools/ember/train_config.h"
 #include "tools/ember/train_models.h"
+#include "tools/ember/train_ranks.h"
 #include "tools/ember/train_setup.h"
 
 namespace ember::cli {
@@ -55,7 +60,8 @@ class ScheduleRelayout : public Callback {
       : scheduler_(scheduler), schedule_(std::move(schedule)), saved_epochs_(saved_epochs), epochs_(epochs) {}
 
   void on_train_start(Trainer& trainer) override {
-    if (trainer.epochs_completed() >= epochs_) return;  // nothing to train: said at the end
+    // Nothing to train is said at the end; the other ranks print nothing.
+    if (trainer.epochs_completed() >= epochs_ || !trainer.is_main_process()) return;
     std::cout << "resume: the run was saved with " << saved_epochs_ << " epochs and now has " << epochs_ << "; ";
     if (scheduler_ == nullptr) {
       std::cout << "the learning rate is constant\n";
@@ -79,6 +85,15 @@ class ScheduleRelayout : public Callback {
 }  // namespace
 
 int train(const TrainCommand& command) {
+  EMBER_CHECK(command.nproc >= 0, "train: --nproc must be >= 1, got ", command.nproc);
+  EMBER_CHECK(command.backend == "gloo" || command.backend == "mpi", "train: --backend must be gloo or mpi, got '",
+              command.backend, "'");
+  if (command.nproc > 0 && !is_launched_rank()) return train_on_ranks(command);
+  // A rank of a distributed run: the process group first, so that every later error is a clean exit.
+  std::shared_ptr<distributed::ProcessGroup> group;
+  if (is_launched_rank()) group = distributed::init_process_group({.backend = command.backend});
+  std::ostream null_out(nullptr);  // the other ranks print nothing
+  std::ostream& out = !group || group->rank() == 0 ? std::cout : null_out;
   TrainConfig config;
   std::string resume_path = command.resume;
   // The config the resumed run was saved with (info.config), when it has one.
@@ -97,6 +112,13 @@ int train(const TrainCommand& command) {
     config = parse_train_config(saved->text, resume_path + " (info.config)", command.overrides);
   }
 
+  // Restarted by `ember launch --max-restarts`: go on from rank 0's last checkpoint, if it wrote one.
+  const std::string last = (std::filesystem::path(config.output) / "last.ckpt").string();
+  if (restart_count() > 0 && std::filesystem::exists(last)) {
+    resume_path = last;
+    out << "restart " << restart_count() << ": resuming from " << last << "\n";
+  }
+
   std::optional<StepWindow> profile_window;
   if (!command.profile_steps.empty()) profile_window = parse_step_window(command.profile_steps, "train --profile-steps");
   EMBER_CHECK(command.trace.empty() || profile_window, "train: --trace needs --profile-steps FIRST:END");
@@ -104,24 +126,27 @@ int train(const TrainCommand& command) {
   set_num_threads(static_cast<int>(config.threads));
   manual_seed(config.seed);
   TrainableModel model = make_model(config.model);
-  std::cout << "ember train: model " << config.model.name << " (" << nn::parameter_count(*model.module)
-            << " parameters), " << config.optimizer.name << " lr " << config.optimizer.lr << ", schedule "
-            << config.schedule.name << ", " << config.epochs << " epochs, " << config.threads << " threads, seed "
-            << config.seed << "\n";
+  out << "ember train: model " << config.model.name << " (" << nn::parameter_count(*model.module)
+      << " parameters), " << config.optimizer.name << " lr " << config.optimizer.lr << ", schedule "
+      << config.schedule.name << ", " << config.epochs << " epochs, " << config.threads << " threads, seed "
+      << config.seed << "\n";
   if (command.dry_run) {
-    std::cout << nn::summary(*model.module) << "\n" << config.text;
+    out << nn::summary(*model.module) << "\n" << config.text;
     return 0;
   }
 
-  create_writable_folder("output", config.output);
+  if (!group || group->rank() == 0) create_writable_folder("output", config.output);
   auto train_set = load_fashion_mnist(config.data, true);
   auto test_set = load_fashion_mnist(config.data, false);
   std::unique_ptr<data::DataLoader> train_loader_owner = make_train_loader(config, train_set);
   data::DataLoader& train_loader = *train_loader_owner;
   data::DataLoader test_loader(test_set, {.batch_size = static_cast<size_t>(config.data.eval_batch_size),
+                                          .sampler = group ? std::make_shared<data::DistributedSampler>(
+                                                                 test_set->size(), -1, -1, false)
+                                                           : nullptr,
                                           .name = "test"});
-  std::cout << "data: fashion_mnist from " << config.data.path << ": " << train_set->size() << " train, "
-            << test_set->size() << " test images; output in " << config.output << "\n";
+  out << "data: fashion_mnist from " << config.data.path << ": " << train_set->size() << " train, "
+      << test_set->size() << " test images; output in " << config.output << "\n";
 
   std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(config.optimizer, model.module->parameters());
   const auto batches = static_cast<int64_t>(train_loader.size());
@@ -130,7 +155,7 @@ int train(const TrainCommand& command) {
   optim::LRScheduler* scheduler =
       make_schedule(config.schedule, *optimizer, config.optimizer.lr, steps_per_epoch, config.epochs, schedule_parts);
 
-  {
+  if (!group || group->rank() == 0) {
     std::ofstream copy(std::filesystem::path(config.output) / "config.yaml");
     copy << config.text;
   }
@@ -139,10 +164,10 @@ int train(const TrainCommand& command) {
   options.callbacks = {std::make_shared<InterruptWatcher>(), std::make_shared<ProgressLogger>(),
                        std::make_shared<MetricsLogger>(config.output), checkpoints};
   if (!config.tensorboard.empty()) {
-    create_writable_folder("tensorboard", config.tensorboard);
+    if (!group || group->rank() == 0) create_writable_folder("tensorboard", config.tensorboard);
     options.callbacks.push_back(std::make_shared<TensorBoardLogger>(config.tensorboard, 10, model.module));
-    std::cout << "tensorboard: event files in " << config.tensorboard << " (tensorboard --logdir "
-              << config.tensorboard << ")\n";
+    out << "tensorboard: event files in " << config.tensorboard << " (tensorboard --logdir "
+        << config.tensorboard << ")\n";
   }
   options.info = {{"seed", std::to_string(config.seed)},
                   {"threads", std::to_string(config.threads)},
@@ -165,34 +190,33 @@ int train(const TrainCommand& command) {
   std::signal(SIGINT, on_interrupt);
   const FitResult result = trainer.fit(model, *optimizer, scheduler, train_loader, &test_loader);
   std::signal(SIGINT, SIG_DFL);
-  if (profiling) print_profile(*profiling, *profile_window, trainer.step(), 20, trace);
+  if (profiling && trainer.is_main_process()) print_profile(*profiling, *profile_window, trainer.step(), 20, trace);
 
-  const std::string last = (std::filesystem::path(config.output) / "last.ckpt").string();
-  if (g_interrupted) {
+  if (result.stopped) {  // Ctrl-C (on some rank: the ranks agreed to stop after the same batch)
     trainer.save_checkpoint(last);
-    std::cout << "\ninterrupted after " << trainer.step() << " steps; saved " << last
-              << " (continue with: ember train --resume " << last << ")\n";
+    out << "\ninterrupted after " << trainer.step() << " steps; saved " << last
+        << " (continue with: ember train --resume " << last << ")\n";
     return 130;
   }
   if (result.history.empty() && !result.stopped) {
-    std::cout << "nothing to train: " << resume_path << " has completed " << trainer.epochs_completed() << " of "
-              << config.epochs << " epochs (to train further, resume with --set epochs=N, N > "
-              << trainer.epochs_completed() << ")\n";
+    out << "nothing to train: " << resume_path << " has completed " << trainer.epochs_completed() << " of "
+        << config.epochs << " epochs (to train further, resume with --set epochs=N, N > "
+        << trainer.epochs_completed() << ")\n";
     return 0;
   }
   if (!result.history.empty()) {
-    std::cout << "done: test accuracy " << result.history.back().get("test_acc");
-    if (checkpoints->best()) std::cout << " (best " << *checkpoints->best() << ")";
-    std::cout << "; metrics.csv, curves.svg, best.ckpt, last.ckpt in " << config.output << "\n";
+    out << "done: test accuracy " << result.history.back().get("test_acc");
+    if (checkpoints->best()) out << " (best " << *checkpoints->best() << ")";
+    out << "; metrics.csv, curves.svg, best.ckpt, last.ckpt in " << config.output << "\n";
   }
-  if (!config.export_path.empty()) {
+  if (!config.export_path.empty() && trainer.is_main_process()) {
     // The best epoch's weights when the run kept them, else the final ones.
     const std::string best = (std::filesystem::path(config.output) / "best.ckpt").string();
     const bool from_best = checkpoints->best().has_value() && std::filesystem::exists(best);
     if (from_best) model.module->load_state_dict(load_training_checkpoint(best).states.at("model"));
     export_trained_model(model, config.export_path, export_format("", config.export_path, "train: export"));
-    std::cout << "export: the " << (from_best ? "best" : "final") << " model written to " << config.export_path
-              << "\n";
+    out << "export: the " << (from_best ? "best" : "final") << " model written to " << config.export_path
+        << "\n";
   }
   return 0;
 }

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ember/data/distributed_sampler.h"
+#include "ember/distributed/process_group.h"
 #include "ember/error.h"
 
 namespace ember::cli {
@@ -86,12 +88,22 @@ optim::LRScheduler* make_schedule(const ScheduleConfig& c, optim::Optimizer& opt
 
 std::unique_ptr<data::DataLoader> make_train_loader(const TrainConfig& config,
                                                     std::shared_ptr<data::TensorDataset> train_set) {
-  return std::make_unique<data::DataLoader>(std::move(train_set),
-                                            data::DataLoaderOptions{.batch_size = static_cast<size_t>(config.data.batch_size),
-                                                                    .shuffle = true,
-                                                                    .num_workers = static_cast<size_t>(config.data.num_workers),
-                                                                    .seed = config.seed,
-                                                                    .name = "train"});
+  data::DataLoaderOptions options{.batch_size = static_cast<size_t>(config.data.batch_size),
+                                  .shuffle = true,
+                                  .num_workers = static_cast<size_t>(config.data.num_workers),
+                                  .seed = config.seed,
+                                  .name = "train"};
+  if (distributed::is_initialized()) {
+    // data.batch_size is the global batch; each rank takes every world-th
+    // sample of one permutation, so a global batch holds the same samples for
+    // any number of ranks.
+    const int world = distributed::get_world_size();
+    EMBER_CHECK(config.data.batch_size % world == 0, "train: data.batch_size ", config.data.batch_size,
+                " (the global batch) does not split evenly over ", world, " ranks");
+    options.batch_size = static_cast<size_t>(config.data.batch_size / world);
+    options.sampler = std::make_shared<data::DistributedSampler>(train_set->size(), -1, -1, true, config.seed);
+  }
+  return std::make_unique<data::DataLoader>(std::move(train_set), std::move(options));
 }
 
 StepWindow parse_step_window(const std::string& text, const char* option) {

@@ -80,9 +80,10 @@ class ProcessGroup {
   std::chrono::milliseconds timeout() const { return timeout_; }
   virtual std::string backend_name() const = 0;
 
-  // Tensors are dense (contiguous) CPU tensors that stay untouched until the
-  // Work completes. Reductions take f32, f64, f16, bf16 and i64; broadcast,
-  // all_gather, send and recv move the bytes of any dtype.
+  // Tensors are dense (contiguous) CPU tensors (gloo, mpi) or CUDA tensors of
+  // the group's device (nccl) that stay untouched until the Work completes.
+  // Reductions take f32, f64, f16, bf16 and i64; broadcast, all_gather, send
+  // and recv move the bytes of any dtype (nccl: no send and recv).
   std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM);
   std::shared_ptr<Work> broadcast(Tensor& tensor, int root = 0);
   // outputs: size() tensors shaped like input; outputs[r] gets rank r's input.
@@ -117,6 +118,16 @@ class ProcessGroup {
   virtual void do_recv(void* data, size_t bytes, int src, int tag) = 0;
   // Closes the connections after a failure, so peers fail at once.
   virtual void do_abort() = 0;
+  // Engines that work on host memory (gloo, mpi) keep these defaults: CPU
+  // tensors; f16/bf16 reduced in f32 and AVG as a sum divided here; gathers
+  // through a host buffer. A device engine (nccl) overrides them.
+  // check_device runs on the caller's thread; before_enqueue too, just before
+  // a collective is queued; the others on the worker thread.
+  virtual void check_device(const Tensor& tensor, const char* op) const;
+  virtual void before_enqueue() {}
+  virtual void all_reduce_tensor(const Tensor& tensor, ReduceOp op);
+  virtual void all_gather_tensors(const std::vector<Tensor>& outputs, const Tensor& input);
+  virtual void copy_bytes(void* dst, const void* src, size_t bytes);
   // Called on every rank of this group by new_group; nullptr for a rank
   // outside `ranks`. `store` is null when this group has none.
   virtual std::shared_ptr<ProcessGroup> make_group(std::shared_ptr<Store> store, const std::vector<int>& ranks) = 0;
@@ -142,7 +153,9 @@ class ProcessGroup {
 };
 
 struct InitOptions {
-  std::string backend = "gloo";  // "gloo" or "mpi" (started by mpirun)
+  // "gloo" or "mpi" (started by mpirun) for CPU tensors; "nccl" for CUDA
+  // tensors (CUDA builds; each rank on device LOCAL_RANK mod the devices).
+  std::string backend = "gloo";
   // "env://" (MASTER_ADDR, MASTER_PORT), "tcp://host:port" or "file://path".
   // The mpi backend meets through MPI; it makes a store only from an explicit
   // method or MASTER_ADDR/MASTER_PORT (then failures name missing ranks).

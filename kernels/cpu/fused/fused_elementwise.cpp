@@ -13,7 +13,10 @@
 // stay in the L1 cache. Tiles are split over the thread pool; the grain
 // shrinks with the length of the program (more work per element). A program
 // ending in a sum or mean adds its elements up tile by tile instead of
-// writing them (in float64 per chunk, chunks in order).
+// writing them: over every element in float64 per chunk, chunks in order;
+// over the last dim (add_to_rows) in float64 per row, each row by one thread
+// in element order, the chunks made of whole rows. Either way the result
+// does not depend on the thread count.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -375,8 +378,34 @@ void round_to_storage(T* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = static_cast<T>(S(x[i]));
 }
 
+// A last-dim reduction: adds the tile's values, elements [start, start + n)
+// of the broadcast shape in row-major order, to the sums of their rows (row
+// r holds elements [r * len, (r + 1) * len)); sums[0] is row first_row's.
+template <class T>
+void add_to_rows(const Src<T>& v, int64_t start, int64_t n, int64_t len, int64_t first_row, double* sums) {
+  for (int64_t i = 0; i < n;) {
+    const int64_t e = start + i, row = e / len;
+    const int64_t run = std::min(n - i, (row + 1) * len - e);
+    double& acc = sums[row - first_row];
+    if (v.scalar())
+      for (int64_t j = 0; j < run; ++j) acc += static_cast<double>(v.s);
+    else
+      for (int64_t j = 0; j < run; ++j) acc += static_cast<double>(v.p[i + j]);
+    i += run;
+  }
+}
+
+// The rows' sums (or means) into out[first_row, first_row + sums.size()).
+template <class S, class T>
+void write_rows(const std::vector<double>& sums, int64_t first_row, int64_t len, bool mean, S* out) {
+  for (size_t r = 0; r < sums.size(); ++r)
+    out[first_row + static_cast<int64_t>(r)] = S(static_cast<T>(mean ? sums[r] / static_cast<double>(len) : sums[r]));
+}
+
+// row_len: the length of the reduced last dim when the program reduces rows.
 template <class S>
-void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const Layout& l, S* out, int64_t numel) {
+void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const Layout& l, S* out, int64_t numel,
+                 int64_t row_len) {
   using T = compute_t<S>;
   constexpr bool kRounds = !std::is_same_v<S, T>;
   auto rounded = [](T x) { return static_cast<T>(S(x)); };
@@ -407,11 +436,12 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
   // A trailing sum or mean: each chunk adds up its elements in double, and
   // the chunks' sums are added in chunk order, so the result does not depend
   // on the thread count.
-  const bool reduces = p.reduces();
+  const bool reduces = p.reduces(), rows = p.reduces_rows();
   const size_t elementwise = reduces ? code.size() - 1 : code.size();
-  std::vector<double> partial(reduces ? static_cast<size_t>((numel + grain - 1) / grain) : 0, 0.0);
-  parallel_for(0, numel, grain, [&](int64_t begin, int64_t end) {
+  std::vector<double> partial(reduces && !rows ? static_cast<size_t>((numel + grain - 1) / grain) : 0, 0.0);
+  auto chunk = [&](int64_t begin, int64_t end) {
     double sum = 0.0;
+    std::vector<double> row_sums(rows ? static_cast<size_t>((end - begin) / row_len) : 0, 0.0);
     std::vector<T> buffers(static_cast<size_t>(num_slots + static_cast<int>(ni)) * kTile);
     T* slots = buffers.data();
     T* gathered = buffers.data() + static_cast<size_t>(num_slots) * kTile;
@@ -453,7 +483,8 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
       }
       if (reduces) {
         const Src<T> v = operand(code.back().args[0]);
-        if (v.scalar()) sum += static_cast<double>(v.s) * static_cast<double>(n);
+        if (rows) add_to_rows(v, start, n, row_len, begin / row_len, row_sums.data());
+        else if (v.scalar()) sum += static_cast<double>(v.s) * static_cast<double>(n);
         else
           for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(v.p[i]);
         continue;
@@ -463,9 +494,15 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
       else if constexpr (kRounds)
         for (int64_t i = 0; i < n; ++i) out[start + i] = S(result.p[i]);
     }
-    if (reduces) partial[static_cast<size_t>(begin / grain)] = sum;
-  });
-  if (!reduces) return;
+    if (rows) write_rows<S, T>(row_sums, begin / row_len, row_len, code.back().op == FusedOp::Mean, out);
+    else if (reduces) partial[static_cast<size_t>(begin / grain)] = sum;
+  };
+  if (rows)  // chunks of whole rows
+    parallel_for(0, numel / row_len, std::max<int64_t>(1, grain / row_len),
+                 [&](int64_t r0, int64_t r1) { chunk(r0 * row_len, r1 * row_len); });
+  else
+    parallel_for(0, numel, grain, chunk);
+  if (!reduces || rows) return;
   double total = 0.0;
   for (double x : partial) total += x;
   if (code.back().op == FusedOp::Mean) total /= static_cast<double>(numel);
@@ -491,23 +528,32 @@ Tensor fused_elementwise_cpu(const TensorList& inputs, std::string_view expr) {
     shape = broadcast_shapes(shape, t.sizes(), "_fused_elementwise");
   }
   EMBER_CHECK(shape.size() <= 64, "_fused_elementwise: at most 64 dims, got ", shape.size());
-  // A trailing reduction leaves one value: shape [], or all ones with keepdim.
+  // A trailing reduction leaves one value (shape [], or all ones with
+  // keepdim), or one per row when it reduces the last dim.
   const bool reduces = p.reduces();
-  const DimVector out_shape = !reduces ? shape : p.code.back().keepdim ? DimVector(shape.size(), 1) : DimVector();
+  DimVector out_shape = !reduces ? shape : p.code.back().keepdim ? DimVector(shape.size(), 1) : DimVector();
+  int64_t row_len = 0;
+  if (p.reduces_rows()) {
+    EMBER_CHECK(!shape.empty(), "_fused_elementwise: '", expr, "' reduces the last dim, but the inputs are 0-d");
+    row_len = shape.back();
+    out_shape = shape;
+    if (p.code.back().keepdim) out_shape.back() = 1;
+    else out_shape.pop_back();
+  }
   Tensor out = make_empty(out_shape, dtype, Device::cpu());
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
-  if (numel == 0) {  // the sum of nothing is 0, its mean NaN, as in eager
+  if (numel == 0) {  // the sum of nothing is 0, its mean NaN, as in eager (no rows: nothing to fill)
     if (reduces) out.fill_(p.code.back().op == FusedOp::Sum ? 0.0 : std::numeric_limits<double>::quiet_NaN());
     return out;
   }
   const Layout l = plan_layout(inputs, shape);
   char* data = out.impl()->data();
   switch (dtype) {
-    case DType::Float32: run_program(p, inputs, l, reinterpret_cast<float*>(data), numel); break;
-    case DType::Float64: run_program(p, inputs, l, reinterpret_cast<double*>(data), numel); break;
-    case DType::Float16: run_program(p, inputs, l, reinterpret_cast<Half*>(data), numel); break;
-    case DType::BFloat16: run_program(p, inputs, l, reinterpret_cast<BFloat16*>(data), numel); break;
+    case DType::Float32: run_program(p, inputs, l, reinterpret_cast<float*>(data), numel, row_len); break;
+    case DType::Float64: run_program(p, inputs, l, reinterpret_cast<double*>(data), numel, row_len); break;
+    case DType::Float16: run_program(p, inputs, l, reinterpret_cast<Half*>(data), numel, row_len); break;
+    case DType::BFloat16: run_program(p, inputs, l, reinterpret_cast<BFloat16*>(data), numel, row_len); break;
     default: EMBER_FAIL("_fused_elementwise: unexpected dtype ", dtype);
   }
   return out;
