@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "ember/autograd.h"
 #include "ember/jit.h"
 #include "ember/onnx.h"
 #include "ember/ops.h"
@@ -28,6 +29,9 @@ std::string export_format(const std::string& format, const std::string& path, co
 
 void export_trained_model(const TrainableModel& model, const std::string& path, const std::string& format) {
   model.module->eval();
+  // Traced without recording gradients, as inference runs: ops that keep
+  // something only for backward (max pooling's indices) are not in the graph.
+  NoGradGuard no_grad;
   const jit::GraphModule graph = jit::trace_module(
       model.module, [&](const std::vector<Tensor>& x) { return std::vector<Tensor>{model.forward(x[0])}; },
       {randn({2, 1, 28, 28})});
