@@ -50,15 +50,20 @@ struct ForwardInputs {
   std::optional<MatrixView<uint8_t>> bool_mask;
 };
 
-// Per-task scratch: one score tile, the output accumulator, running max and sum.
+// Per-task scratch: one score tile, the output accumulator, running max and
+// sum. Sized by the problem, not the block: a short sequence (a batch-1
+// inference) would otherwise zero a whole 128 x 128 tile on every call.
 template <class T>
 struct ForwardScratch {
+  int64_t rows, ld;  // the most query rows of a block; the score tile's row stride
   std::vector<T> scores, acc, max, sum;
   explicit ForwardScratch(const AttentionShape& g)
-      : scores(static_cast<size_t>(cpu::kForwardBlockQ * cpu::kForwardBlockK)),
-        acc(static_cast<size_t>(cpu::kForwardBlockQ * std::max<int64_t>(g.ev, 1))),
-        max(static_cast<size_t>(cpu::kForwardBlockQ)),
-        sum(static_cast<size_t>(cpu::kForwardBlockQ)) {}
+      : rows(std::clamp<int64_t>(g.l, 1, cpu::kForwardBlockQ)),
+        ld(std::clamp<int64_t>(g.s, 1, cpu::kForwardBlockK)),
+        scores(static_cast<size_t>(rows * ld)),
+        acc(static_cast<size_t>(rows * std::max<int64_t>(g.ev, 1))),
+        max(static_cast<size_t>(rows)),
+        sum(static_cast<size_t>(rows)) {}
 };
 
 // Rows [i0, i0 + rows) of problem b: out [L, Ev] and lse [L] of that problem.
@@ -82,11 +87,11 @@ void forward_block(const AttentionShape& g, const ForwardInputs<T>& in, int64_t 
     const int64_t cols = std::min(BK, s_end - j0);
     // s (rows, cols) = scale * q (rows, E) @ k_blk^T (E, cols)
     cpu::attention_gemm<T>(rows, cols, g.e, scale, q, in.q.row_stride, in.q.col_stride, k + j0 * in.k.row_stride,
-                           in.k.col_stride, in.k.row_stride, T(0), s, BK);
-    cpu::apply_masks<T>(s, BK, i0, rows, j0, cols, g.causal, in.float_mask ? &*in.float_mask : nullptr,
+                           in.k.col_stride, in.k.row_stride, T(0), s, w.ld);
+    cpu::apply_masks<T>(s, w.ld, i0, rows, j0, cols, g.causal, in.float_mask ? &*in.float_mask : nullptr,
                         in.bool_mask ? &*in.bool_mask : nullptr, b);
     for (int64_t r = 0; r < rows; ++r) {
-      T* srow = s + r * BK;
+      T* srow = s + r * w.ld;
       T& m = w.max[static_cast<size_t>(r)];
       const T m_new = rows_ops::row_max(srow, cols, m);
       if (m_new == kNegInf) {  // nothing attended yet: the row's probabilities are 0
@@ -104,7 +109,7 @@ void forward_block(const AttentionShape& g, const ForwardInputs<T>& in, int64_t 
       m = m_new;
     }
     // acc (rows, Ev) += p (rows, cols) @ v_blk (cols, Ev)
-    cpu::attention_gemm<T>(rows, g.ev, cols, T(1), s, BK, 1, v + j0 * in.v.row_stride, in.v.row_stride,
+    cpu::attention_gemm<T>(rows, g.ev, cols, T(1), s, w.ld, 1, v + j0 * in.v.row_stride, in.v.row_stride,
                            in.v.col_stride, T(1), acc, g.ev);
   }
   for (int64_t r = 0; r < rows; ++r) {
