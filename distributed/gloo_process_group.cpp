@@ -8,6 +8,8 @@
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -63,6 +65,16 @@ void all_reduce_typed(const std::shared_ptr<gloo::Context>& context, T* data, si
   gloo::allreduce(opts);
 }
 
+// Gloo writes to its peers with writev, which raises SIGPIPE once a peer has
+// died; its default action would end this rank at once (exit code 141)
+// instead of letting the collective fail with an ember::Error that names the
+// peer. So, as Python does for PyTorch, SIGPIPE is ignored, unless the program
+// has installed its own handler.
+void ignore_sigpipe_unless_handled() {
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
+}
+
 // Point-to-point slots live above every collective's (Gloo's collectives put
 // a small prefix in the top byte).
 uint64_t p2p_slot(int tag) { return (uint64_t{0xEB} << 56) | static_cast<uint64_t>(tag); }
@@ -73,6 +85,7 @@ GlooProcessGroup::GlooProcessGroup(std::shared_ptr<Store> store, int rank, int s
                                    std::chrono::milliseconds timeout, std::string hostname)
     : ProcessGroup(rank, size, timeout, store), hostname_(std::move(hostname)) {
   join_rendezvous(*store, rank, size, timeout, "ProcessGroup(gloo)");
+  ignore_sigpipe_unless_handled();
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = hostname_;
