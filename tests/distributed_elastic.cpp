@@ -12,18 +12,10 @@
 #include <sstream>
 
 #include "distributed_processes.h"
+#include "tests/test_data_util.h"
 
 namespace ember::test {
 namespace {
-
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    path = ::testing::TempDir() + "ember_elastic_XXXXXX";
-    EXPECT_NE(::mkdtemp(path.data()), nullptr);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-};
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -55,27 +47,27 @@ RankOutcome launch(const std::string& dir, int max_restarts, int kill_at_step) {
 }
 
 TEST(EmberLaunchRestarts, KilledRankIsRestartedAndTheRunEndsBitwiseLikeAnUninterruptedOne) {
-  ScratchDir clean, restarted;
-  const RankOutcome a = launch(clean.path, 1, 0);
+  ember::testing::ScratchDir clean, restarted;
+  const RankOutcome a = launch(clean.dir(), 1, 0);
   ASSERT_EQ(a.exit_code, 0) << a.output;
   EXPECT_EQ(a.output.find("restarting"), std::string::npos) << a.output;
   // Rank 1 kills itself after step 4, inside epoch 2; the checkpoint of epoch 1 is there.
-  const RankOutcome b = launch(restarted.path, 1, 4);
+  const RankOutcome b = launch(restarted.dir(), 1, 4);
   ASSERT_EQ(b.exit_code, 0) << b.output;
   EXPECT_NE(b.output.find("rank 1 (pid"), std::string::npos) << b.output;
   EXPECT_NE(b.output.find("exited with code 137"), std::string::npos) << b.output;
   EXPECT_NE(b.output.find("restarting all ranks (restart 1 of at most 1)"), std::string::npos) << b.output;
   EXPECT_NE(b.output.find("rank 1: restart 1 resumes from"), std::string::npos) << b.output;
   for (const char* name : {"/final_rank0.safetensors", "/final_rank1.safetensors"}) {
-    const std::string want = file_bytes(clean.path + name), got = file_bytes(restarted.path + name);
+    const std::string want = file_bytes(clean.dir() + name), got = file_bytes(restarted.dir() + name);
     EXPECT_FALSE(want.empty()) << name;
     EXPECT_TRUE(want == got) << name << " differs from the uninterrupted run's";
   }
 }
 
 TEST(EmberLaunchRestarts, WithoutRestartsTheFailingRanksCodeIsReturned) {
-  ScratchDir dir;
-  const RankOutcome o = launch(dir.path, 0, 4);
+  ember::testing::ScratchDir dir;
+  const RankOutcome o = launch(dir.dir(), 0, 4);
   EXPECT_EQ(o.exit_code, 128 + SIGKILL) << o.output;
   EXPECT_EQ(o.output.find("restarting"), std::string::npos) << o.output;
 }

@@ -12,19 +12,11 @@
 #include <sstream>
 
 #include "distributed_processes.h"
+#include "tests/test_data_util.h"
 #include "ember/data/idx.h"
 
 namespace ember::test {
 namespace {
-
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    path = ::testing::TempDir() + "ember_train_XXXXXX";
-    EXPECT_NE(::mkdtemp(path.data()), nullptr);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-};
 
 struct LastEpoch {
   double train_loss = -1, test_acc = -1;
@@ -61,14 +53,14 @@ TEST(EmberTrainNproc, TwoRanksReachTheOneRankAccuracyForTheSameGlobalBatch) {
   struct stat st;
   if (::stat((std::string(data::kFashionMnistDir) + "/train-images-idx3-ubyte.gz").c_str(), &st) != 0)
     GTEST_SKIP() << "dataset-fashion-mnist is not installed";
-  ScratchDir dir;
-  const RankOutcome one = train(1, dir.path + "/one");
+  ember::testing::ScratchDir dir;
+  const RankOutcome one = train(1, dir.path("one"));
   ASSERT_EQ(one.exit_code, 0) << one.output;
-  const RankOutcome two = train(2, dir.path + "/two");
+  const RankOutcome two = train(2, dir.path("two"));
   ASSERT_EQ(two.exit_code, 0) << two.output;
   // Only rank 0 prints.
   EXPECT_EQ(count(two.output, "done: test accuracy"), 1u) << two.output;
-  const LastEpoch a = last_epoch(dir.path + "/one"), b = last_epoch(dir.path + "/two");
+  const LastEpoch a = last_epoch(dir.path("one")), b = last_epoch(dir.path("two"));
   EXPECT_GT(a.test_acc, 0.8) << one.output;
   EXPECT_NEAR(b.test_acc, a.test_acc, 0.005) << two.output;
   EXPECT_NEAR(b.train_loss, a.train_loss, 1e-3 * a.train_loss) << two.output;

@@ -6,19 +6,10 @@
 #include <filesystem>
 
 #include "distributed_run.h"
+#include "tests/test_data_util.h"
 
 namespace ember::test {
 namespace {
-
-// A fresh folder, removed with everything in it when the test ends.
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    path = ::testing::TempDir() + "ember_trainer_XXXXXX";
-    EXPECT_NE(::mkdtemp(path.data()), nullptr);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-};
 
 void expect_all_succeed(const std::vector<RankOutcome>& outcomes) {
   for (size_t r = 0; r < outcomes.size(); ++r)
@@ -27,8 +18,8 @@ void expect_all_succeed(const std::vector<RankOutcome>& outcomes) {
 }
 
 TEST(DistributedTrainer, ResumeInsideAnEpochEndsBitwiseLikeTheUninterruptedRunOnEveryRank) {
-  ScratchDir dir;
-  expect_all_succeed(run_ranks("trainer_resume", ranks(2, {"EMBER_TEST_DIR=" + dir.path}, 5000, 30000)));
+  ember::testing::ScratchDir dir;
+  expect_all_succeed(run_ranks("trainer_resume", ranks(2, {"EMBER_TEST_DIR=" + dir.dir()}, 5000, 30000)));
 }
 
 TEST(DistributedTrainer, TrainingLoaderWithoutDistributedSamplerIsRefused) {
