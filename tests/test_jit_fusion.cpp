@@ -106,6 +106,12 @@ struct RandomCase {
   std::vector<Tensor> inputs;
 };
 
+// The case's value computed by its unfused ops (the fused kernel's reference).
+Tensor unfused_reference(const RandomCase& c) {
+  NoGradGuard no_grad;
+  return fused::run_unfused(fused::FusedProgram::parse(c.expr, c.inputs.size(), "test"), c.inputs);
+}
+
 RandomCase random_case(std::mt19937& rng, DType dtype, const std::vector<std::vector<int64_t>>& shapes,
                        bool non_contiguous) {
   RandomCase c;
@@ -195,12 +201,7 @@ TEST(FusedKernel, MatchesTheUnfusedOpsOnRandomPrograms) {
       for (bool non_contiguous : {false, true}) {
         for (int rep = 0; rep < 3; ++rep) {
           RandomCase c = random_case(rng, dtype, shapes, non_contiguous);
-          const fused::FusedProgram p = fused::FusedProgram::parse(c.expr, c.inputs.size(), "test");
-          Tensor reference;
-          {
-            NoGradGuard no_grad;
-            reference = fused::run_unfused(p, c.inputs);
-          }
+          const Tensor reference = unfused_reference(c);
           for (int threads : {1, 2}) {
             testing::ThreadCount tc(threads);
             const Tensor got = fused_call(c.inputs, c.expr);
@@ -231,12 +232,7 @@ TEST(FusedKernel, TrailingReductionsMatchTheUnfusedOps) {
         const size_t last = fused::FusedProgram::parse(c.expr, c.inputs.size(), "test").code.size() - 1;
         c.expr += "; t" + std::to_string(last + 1) + "=" + (rep < 2 ? "sum" : "mean") + "(t" + std::to_string(last) +
                   (rep % 3 == 0 ? ", keepdim=1)" : ")");
-        const fused::FusedProgram p = fused::FusedProgram::parse(c.expr, c.inputs.size(), "test");
-        Tensor reference;
-        {
-          NoGradGuard no_grad;
-          reference = fused::run_unfused(p, c.inputs);
-        }
+        const Tensor reference = unfused_reference(c);
         for (int threads : {1, 2}) {
           testing::ThreadCount tc(threads);
           const Tensor got = fused_call(c.inputs, c.expr);
